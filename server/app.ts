@@ -1,0 +1,58 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import { createExpressMiddleware } from '@trpc/server/adapters/express';
+import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
+import { appRouter } from './trpc/router.js';
+import { contextFactory } from './trpc/context.js';
+import { buildOpenApiDocument } from './trpc/openapi.js';
+import { expressRoutes } from './http/express-routes.js';
+import { docsRouter } from './http/docs.js';
+import { requestContext, emptyBodyIsJson } from './http/request-context.js';
+import { idempotency } from './http/idempotency.js';
+import { expressErrorHandler } from './http/errors.js';
+import { db } from './db/database.js';
+import { pendingMigrations } from './db/migrate.js';
+import { runtime } from './runtime.js';
+
+/** Builds the whole HTTP surface without listening, so tests can mount it. */
+export function createApp(): Express {
+  const { config } = runtime();
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+
+  app.use(requestContext);
+  app.use(helmet({ crossOriginEmbedderPolicy: false }));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await db().query('SELECT 1');
+      const pending = await pendingMigrations(db());
+      if (pending.length > 0) return res.status(503).json({ status: 'migrations pending' });
+      res.json({ status: 'ok' });
+    } catch {
+      res.status(503).json({ status: 'database unavailable' });
+    }
+  });
+  const openapi = JSON.stringify(buildOpenApiDocument(), null, 2) + '\n';
+  app.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(openapi);
+  });
+  app.use(docsRouter());
+
+  app.use('/api/v1/ingest', express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
+  app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
+  app.use(emptyBodyIsJson);
+  app.use(idempotency);
+  app.use(expressRoutes);
+
+  const onError = ({ error }: { error: { code: string } }) => void error;
+  app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: contextFactory('trpc'), onError }));
+  app.use(createOpenApiExpressMiddleware({ router: appRouter, createContext: contextFactory('rest'), maxBodySize: config.BODY_LIMIT_BYTES }));
+  app.use(expressErrorHandler);
+  return app;
+}

@@ -1,0 +1,66 @@
+import { z } from 'zod/v4';
+
+const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
+const int = (def: number) => z.coerce.number().int().positive().default(def);
+
+const EnvSchema = z.object({
+  NODE_ENV: z.string().default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z.string().url().optional(),
+  DATA_DIR: z.string().default('./.data'),
+  EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
+  JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  JWT_ISSUER: z.string().default('finance-entries-service'),
+  JWT_AUDIENCE: z.string().default('finance-entries-api'),
+  SESSION_MAX_AGE_HOURS: z.coerce.number().positive().default(12),
+  CREDENTIALS_KEYS: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]+(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]+)*$/, 'must be kid:base64key[,kid:base64key…]')
+    .optional(),
+  ADMIN_EMAIL: z.string().email().optional(),
+  ADMIN_PASSWORD: z.string().min(10, 'must be at least 10 characters').optional(),
+  SEED_DEMO: bool.optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  QUICKBOOKS_API_BASE_URL: z.string().url().default('https://quickbooks.api.intuit.com'),
+  QUICKBOOKS_TOKEN_URL: z.string().url().default('https://oauth.platform.intuit.com/oauth2/v1/tokens/bearer'),
+  ACCOUNTING_ALLOW_PRIVATE_HOSTS: bool.default(false),
+  STORAGE: z.enum(['local', 's3']).default('local'),
+  S3_ENDPOINT: z.string().url().optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().default('us-east-1'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  BODY_LIMIT_BYTES: int(1024 * 1024),
+  INGEST_BODY_LIMIT_BYTES: int(10 * 1024 * 1024),
+  UPLOAD_LIMIT_BYTES: int(25 * 1024 * 1024),
+  LOGIN_MAX_FAILURES: int(10),
+  LOGIN_WINDOW_MINUTES: int(15),
+  INGEST_RATE_PER_MINUTE: int(600),
+  SHUTDOWN_TIMEOUT_MS: int(10_000),
+});
+
+export type Config = z.infer<typeof EnvSchema> & { embedded: boolean };
+
+export class ConfigError extends Error {}
+
+/** Parses the environment once. The only reader of process.env in the service. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const cfg = parsed.data;
+  const embedded = !cfg.DATABASE_URL;
+  if (!embedded && !cfg.JWT_SECRET) {
+    throw new ConfigError('Invalid configuration:\n  JWT_SECRET: required when DATABASE_URL is set');
+  }
+  if (!embedded && !cfg.CREDENTIALS_KEYS) {
+    throw new ConfigError('Invalid configuration:\n  CREDENTIALS_KEYS: required when DATABASE_URL is set');
+  }
+  if (cfg.STORAGE === 's3' && (!cfg.S3_BUCKET || !cfg.S3_ENDPOINT)) {
+    throw new ConfigError('Invalid configuration:\n  S3_BUCKET/S3_ENDPOINT: required when STORAGE=s3');
+  }
+  return { ...cfg, SEED_DEMO: cfg.SEED_DEMO ?? embedded, embedded };
+}

@@ -1,0 +1,5 @@
+import type { Migration } from './types.js';
+import { m0001 } from './0001-foundation.js';
+
+/** Every migration in order. Add new ones at the end; never edit a landed one. */
+export const migrations: Migration[] = [m0001];

@@ -1,0 +1,61 @@
+import { QueryTypes } from 'sequelize';
+import { db } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
+import { unauthorized } from '../../lib/errors.js';
+import type { Actor } from '../../lib/scope.js';
+import { bearerToken, verifyAccessToken, type TokenClaims } from './tokens.js';
+
+type SessionRow = {
+  id: string;
+  email: string;
+  name: string;
+  permissions: string[];
+  is_active: boolean;
+  revoked_at: Date | null;
+  expires_at: Date;
+  workspace_ids: number[];
+  projects: [number, number][];
+};
+
+/** Session, user, permissions and memberships in one round trip, read live. */
+export async function loadLiveSession(claims: Pick<TokenClaims, 'sub' | 'sid'>): Promise<SessionRow | undefined> {
+  const rows = await db().query<SessionRow>(
+    `SELECT u.id, u.email, u.name, u.permissions, u.is_active, s.revoked_at, s.expires_at,
+            ARRAY(SELECT workspace_id FROM workspace_members WHERE user_id = u.id) AS workspace_ids,
+            COALESCE((SELECT json_agg(json_build_array(project_id, workspace_id)) FROM project_members WHERE user_id = u.id), '[]') AS projects
+       FROM sessions s JOIN users u ON u.id = s.user_id
+      WHERE s.id = :sid AND s.user_id = :sub`,
+    { replacements: { sid: claims.sid, sub: claims.sub }, type: QueryTypes.SELECT },
+  );
+  return rows[0];
+}
+
+export function sessionIsUsable(row: SessionRow | undefined): row is SessionRow {
+  return !!row && row.is_active && !row.revoked_at && row.expires_at.getTime() > clock.now().getTime();
+}
+
+export function actorFrom(row: SessionRow, sessionId: string): Actor {
+  return {
+    kind: 'USER',
+    userId: row.id,
+    sessionId,
+    email: row.email,
+    name: row.name,
+    permissions: new Set(row.permissions),
+    workspaceIds: new Set(row.workspace_ids),
+    projectWorkspace: new Map(row.projects),
+  };
+}
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Bearer token → live actor, or 401 (missing, malformed, bad signature, expired, revoked, inactive). */
+export async function authenticateRequest(authorization: string | undefined): Promise<Actor> {
+  const token = bearerToken(authorization);
+  if (!token) throw unauthorized('Missing or malformed bearer token');
+  const claims = verifyAccessToken(token);
+  if (!UUID_RE.test(claims.sub) || !UUID_RE.test(claims.sid)) throw unauthorized('Invalid or expired token');
+  const row = await loadLiveSession(claims);
+  if (!sessionIsUsable(row)) throw unauthorized('Session is no longer valid');
+  return actorFrom(row, claims.sid);
+}

@@ -1,0 +1,63 @@
+import jwt from 'jsonwebtoken';
+import { clock } from '../../lib/clock.js';
+import { unauthorized } from '../../lib/errors.js';
+import { runtime } from '../../runtime.js';
+
+export const ACCESS_TOKEN_SECONDS = 15 * 60;
+export const REFRESH_GRACE_SECONDS = 7 * 60;
+
+export type TokenClaims = { sub: string; sid: string; iat: number; exp: number };
+
+export function signAccessToken(userId: string, sessionId: string): string {
+  const { jwtSecret } = runtime().secrets;
+  const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
+  const iat = clock.nowSeconds();
+  return jwt.sign({ sub: userId, sid: sessionId, iat, exp: iat + ACCESS_TOKEN_SECONDS }, jwtSecret, {
+    algorithm: 'HS256',
+    issuer: JWT_ISSUER,
+    audience: JWT_AUDIENCE,
+  });
+}
+
+/**
+ * Verifies signature (HS256 only), issuer, audience and the presence of exp/sub/sid.
+ * `graceSeconds` lets refresh accept a token that expired that long ago.
+ */
+export function verifyAccessToken(token: string, graceSeconds = 0): TokenClaims {
+  const { jwtSecret } = runtime().secrets;
+  const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
+  let payload: jwt.JwtPayload | string;
+  try {
+    payload = jwt.verify(token, jwtSecret, {
+      algorithms: ['HS256'],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+      clockTimestamp: clock.nowSeconds(),
+      clockTolerance: graceSeconds > 0 ? graceSeconds + 1 : 0,
+      complete: false,
+    }) as jwt.JwtPayload;
+  } catch {
+    throw unauthorized('Invalid or expired token');
+  }
+  if (
+    typeof payload !== 'object' ||
+    typeof payload.exp !== 'number' ||
+    typeof payload.iat !== 'number' ||
+    typeof payload.sub !== 'string' ||
+    typeof payload.sid !== 'string'
+  ) {
+    throw unauthorized('Invalid or expired token');
+  }
+  // A token is live while now < exp; refresh also takes one whose exp passed at most `graceSeconds` ago.
+  const now = clock.nowSeconds();
+  if (graceSeconds === 0 ? now >= payload.exp : now > payload.exp + graceSeconds) {
+    throw unauthorized('Invalid or expired token');
+  }
+  return { sub: payload.sub, sid: payload.sid, iat: payload.iat, exp: payload.exp };
+}
+
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const m = /^Bearer ([A-Za-z0-9_\-.]+)$/.exec(header.trim());
+  return m?.[1];
+}

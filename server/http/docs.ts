@@ -1,0 +1,43 @@
+import express, { Router } from 'express';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+
+const require = createRequire(import.meta.url);
+const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <meta name="viewport" content="width=device-width, initial-scale=1" />
+  <title>Finance Entries Service — API reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>`;
+
+const INIT = `window.ui = SwaggerUIBundle({
+  url: '/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: true,
+  persistAuthorization: true,
+  tryItOutEnabled: true,
+  displayOperationId: true,
+});`;
+
+/** GET /docs: an interactive API reference (Swagger UI, served locally, no CDN). */
+export function docsRouter(): Router {
+  const r = Router();
+  r.get('/docs', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+  r.get('/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(INIT);
+  });
+  r.use('/docs/assets', express.static(swaggerDir, { index: false, maxAge: '1h' }));
+  return r;
+}

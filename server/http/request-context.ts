@@ -1,0 +1,34 @@
+import { randomUUID } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { runtime } from '../runtime.js';
+
+const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** X-Request-Id on every response (echoed when the caller sent a sane one), and an access log line. */
+export const requestContext: RequestHandler = (req, res, next) => {
+  const incoming = req.get('X-Request-Id');
+  const requestId = incoming && VALID_ID.test(incoming) ? incoming : randomUUID();
+  res.setHeader('X-Request-Id', requestId);
+  const started = process.hrtime.bigint();
+  res.on('finish', () => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    runtime().logger.info(
+      { requestId, method: req.method, path: req.path, status: res.statusCode, ms: Math.round(ms * 10) / 10 },
+      'request',
+    );
+  });
+  next();
+};
+
+/**
+ * trpc-to-openapi answers 415 to a POST without a JSON content type, but several of
+ * our writes take no body at all (refresh, assign, approve …): treat an empty body as {}.
+ */
+export const emptyBodyIsJson: RequestHandler = (req, _res, next) => {
+  const hasBody = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (!hasBody && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(req.method)) {
+    req.headers['content-type'] = 'application/json';
+    req.body = req.method === 'DELETE' ? undefined : {};
+  }
+  next();
+};

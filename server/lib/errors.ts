@@ -1,0 +1,108 @@
+import { TRPCError } from '@trpc/server';
+import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+
+export type ErrorCode =
+  | 'BAD_REQUEST'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'CONFLICT'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'TOO_MANY_REQUESTS'
+  | 'INTERNAL_SERVER_ERROR';
+
+export const HTTP_STATUS: Record<ErrorCode, number> = {
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+/** A rule the service refuses with; its message is safe to show to the caller. */
+export class AppError extends TRPCError {
+  readonly headers?: Record<string, string>;
+  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
+    super({ code: code as TRPC_ERROR_CODE_KEY, message, cause: opts.cause });
+    this.headers = opts.headers;
+  }
+}
+
+export const badRequest = (m: string) => new AppError('BAD_REQUEST', m);
+export const unauthorized = (m = 'Authentication required') => new AppError('UNAUTHORIZED', m);
+export const forbidden = (m = 'Permission denied') => new AppError('FORBIDDEN', m);
+export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
+export const conflict = (m: string) => new AppError('CONFLICT', m);
+
+export type ErrorBody = { message: string; code: string; issues?: unknown[] };
+
+const statusByCode: Record<string, number> = {
+  PARSE_ERROR: 400,
+  BAD_REQUEST: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_SUPPORTED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE_CONTENT: 422,
+  TOO_MANY_REQUESTS: 429,
+  INTERNAL_SERVER_ERROR: 500,
+};
+
+function zodIssuesOf(err: unknown): unknown[] | undefined {
+  const cause = err instanceof TRPCError ? err.cause : err;
+  if (cause && typeof cause === 'object' && (cause as Error).name === 'ZodError') {
+    return (cause as { issues: unknown[] }).issues;
+  }
+  return undefined;
+}
+
+/**
+ * The one error presenter of the service: every error on every route becomes
+ * {message, code, issues?} with its status. Unknown errors are masked.
+ */
+export function presentError(err: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  const mapped = mapKnownError(err);
+  if (mapped) return mapped;
+  if (err instanceof TRPCError) {
+    const issues = zodIssuesOf(err);
+    if (issues) return { status: 400, body: { message: 'Input validation failed', code: 'BAD_REQUEST', issues } };
+    const code = err.code === 'PARSE_ERROR' ? 'BAD_REQUEST' : err.code;
+    const status = statusByCode[code] ?? 500;
+    if (status >= 500) return internal();
+    const headers = err instanceof AppError ? err.headers : undefined;
+    return { status, body: { message: err.message, code }, headers };
+  }
+  return internal();
+}
+
+function internal() {
+  return { status: 500, body: { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' } };
+}
+
+/** Database constraint errors that reach the edge become client errors, never 500s. */
+function mapKnownError(err: unknown): { status: number; body: ErrorBody } | undefined {
+  const cause = err instanceof TRPCError && !(err instanceof AppError) ? err.cause : err;
+  const name = (cause as Error | undefined)?.name;
+  if (name === 'SequelizeUniqueConstraintError') {
+    return { status: 409, body: { message: 'A conflicting record already exists', code: 'CONFLICT' } };
+  }
+  if (name === 'SequelizeForeignKeyConstraintError') {
+    return { status: 400, body: { message: 'A referenced record does not exist', code: 'BAD_REQUEST' } };
+  }
+  const pgCode = (cause as { parent?: { code?: string } } | undefined)?.parent?.code;
+  if (pgCode === '23P01') {
+    return { status: 409, body: { message: 'Conflicts with an existing record', code: 'CONFLICT' } };
+  }
+  if (pgCode === '23514' || pgCode === '22003' || pgCode === '22P02' || pgCode === '22007' || pgCode === '22008') {
+    return { status: 400, body: { message: 'A value is out of range or malformed', code: 'BAD_REQUEST' } };
+  }
+  return undefined;
+}

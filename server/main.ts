@@ -1,0 +1,111 @@
+import 'reflect-metadata';
+import http from 'node:http';
+import pg from 'pg';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { createLogger } from './lib/logger.js';
+import { resolveSecrets } from './lib/secrets.js';
+import { setRuntime } from './runtime.js';
+import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
+import { closeDatabase, connectDatabase } from './db/database.js';
+import { migrateUp } from './db/migrate.js';
+import { bootstrapAdmin } from './domains/auth/bootstrap.js';
+import { seedDemo } from './seed/demo.js';
+import { createApp } from './app.js';
+
+const EMBEDDED_DB = 'finance';
+
+async function ensureDatabase(serverUrl: (db: string) => string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: serverUrl('postgres') });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+function readConfig(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+}
+
+async function main(): Promise<void> {
+  const config = readConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  setRuntime({ config, secrets: resolveSecrets(config), logger });
+
+  let embedded: EmbeddedServer | undefined;
+  let databaseUrl = config.DATABASE_URL;
+  if (!databaseUrl) {
+    logger.info({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT }, 'starting embedded PostgreSQL');
+    embedded = await startEmbeddedPostgres({ dataDir: config.DATA_DIR, port: config.EMBEDDED_PG_PORT, log: (m) => logger.warn(m) });
+    await ensureDatabase(embedded.url, EMBEDDED_DB);
+    databaseUrl = embedded.url(EMBEDDED_DB);
+  }
+  const sequelize = connectDatabase(databaseUrl);
+  await migrateUp(sequelize);
+
+  const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
+  if (config.SEED_DEMO) {
+    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
+    if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
+  }
+
+  const app = createApp();
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 5_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  const base = `http://localhost:${port}`;
+  const lines = [
+    '',
+    `  Finance Entries Service is listening on ${base}`,
+    `  API docs:     ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+    `  Database:     ${embedded ? `embedded PostgreSQL in ${config.DATA_DIR}` : 'DATABASE_URL'}`,
+  ];
+  if (admin.created && admin.generatedPassword) {
+    lines.push(`  Admin login:  ${admin.email} / ${admin.generatedPassword}   (generated now; shown only once)`);
+  } else if (admin.created) {
+    lines.push(`  Admin login:  ${admin.email} with ADMIN_PASSWORD`);
+  } else {
+    lines.push('  Log in with an existing user (the bootstrap admin was created on first start).');
+  }
+  lines.push(`  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`, '');
+  process.stdout.write(lines.join('\n') + '\n');
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    force.unref();
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+    });
+    await closeDatabase();
+    await embedded?.stop();
+    logger.info('stopped');
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+}
+
+main().catch((err) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,57 @@
+import { transaction, type Transaction } from '../db/database.js';
+import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
+
+export type DemoSeed = { workspaceId: number; projectIds: number[]; partyIds: number[]; tagIds: number[]; tx: Transaction };
+
+const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
+  ['Acme Supplies GmbH', 'ORGANIZATION', 'DE'],
+  ['Northwind Traders', 'ORGANIZATION', 'US'],
+  ['Globex Consulting', 'ORGANIZATION', 'GB'],
+  ['Initech Software', 'ORGANIZATION', 'US'],
+  ['Jane Doe', 'PERSON', 'US'],
+  ['Studio Blanc SARL', 'ORGANIZATION', 'FR'],
+];
+const TAGS: [string, string][] = [
+  ['travel', '#1f77b4'],
+  ['software', '#ff7f0e'],
+  ['office', '#2ca02c'],
+  ['consulting', '#d62728'],
+  ['marketing', '#9467bd'],
+];
+
+/** A demo workspace with realistic data, created only on an empty database. */
+export async function seedDemo(adminEmail: string): Promise<{ seeded: boolean; workspaceId?: number }> {
+  if ((await Workspace.count()) > 0) return { seeded: false };
+  const admin = await User.findOne({ where: { email: adminEmail.toLowerCase() } });
+  return transaction(async (tx) => {
+    const ws = await Workspace.create({ name: 'Demo Company', baseCurrency: 'USD', createdBy: admin?.id ?? null }, { transaction: tx });
+    if (admin) await WorkspaceMember.create({ workspaceId: ws.id, userId: admin.id }, { transaction: tx });
+    await EntrySource.create({ workspaceId: ws.id, kind: 'MANUAL', name: 'Manual' }, { transaction: tx });
+    const projects = await Project.bulkCreate(
+      [
+        { workspaceId: ws.id, name: 'Operations', code: 'OPS' },
+        { workspaceId: ws.id, name: 'Client Work', code: 'CLIENT' },
+        { workspaceId: ws.id, name: 'Research', code: 'RND' },
+      ],
+      { transaction: tx, returning: true },
+    );
+    const parties = await Party.bulkCreate(
+      PARTIES.map(([name, partyType, country]) => ({ workspaceId: ws.id, name, partyType, country })),
+      { transaction: tx, returning: true },
+    );
+    const tags = await Tag.bulkCreate(
+      TAGS.map(([name, color]) => ({ workspaceId: ws.id, name, color })),
+      { transaction: tx, returning: true },
+    );
+    const seed: DemoSeed = {
+      workspaceId: ws.id,
+      projectIds: projects.map((p) => p.id),
+      partyIds: parties.map((p) => p.id),
+      tagIds: tags.map((t) => t.id),
+      tx,
+    };
+    // Each later domain adds its part of the demo data here, in order (entries, documents, accounting …).
+    void seed;
+    return { seeded: true, workspaceId: ws.id };
+  });
+}

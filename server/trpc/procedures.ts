@@ -1,0 +1,75 @@
+import { TRPCError } from '@trpc/server';
+import type { Permission } from '../../shared/permissions.js';
+import { AppError, forbidden, presentError, type ErrorCode } from '../lib/errors.js';
+import { authenticateRequest } from '../domains/auth/authenticate.js';
+import { runtime } from '../runtime.js';
+import { t } from './init.js';
+import type { RouteMeta } from './init.js';
+
+/**
+ * Every procedure passes here: rule errors stay as they are, database constraint
+ * errors become 4xx, anything else is logged with the request id and masked as a 500.
+ */
+const normalizeErrors = t.middleware(async ({ ctx, next, path }) => {
+  const result = await next();
+  if (result.ok) return result;
+  const err = result.error;
+  if (err instanceof AppError) {
+    for (const [name, value] of Object.entries(err.headers ?? {})) ctx.res.setHeader(name, value);
+    return result;
+  }
+  if (err.cause?.name === 'ZodError') return result;
+  if (!err.cause && err.code !== 'INTERNAL_SERVER_ERROR') return result; // tRPC's own refusals
+  const presented = presentError(err.cause ?? err);
+  if (presented.status < 500) {
+    return { ...result, error: new AppError(presented.body.code as ErrorCode, presented.body.message) };
+  }
+  runtime().logger.error({ err: err.cause ?? err, requestId: ctx.requestId, path }, 'unhandled error');
+  return { ...result, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }) };
+});
+
+export const publicProcedure = t.procedure.use(normalizeErrors);
+
+export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
+  const actor = await authenticateRequest(ctx.req.headers.authorization);
+  return next({ ctx: { ...ctx, actor } });
+});
+
+/** Authenticated and holding permission `p` (403 otherwise, before any scope check). */
+export const permitted = (p: Permission) =>
+  authedProcedure.use(({ ctx, next }) => {
+    if (!ctx.actor.permissions.has(p)) throw forbidden(`Missing permission ${p}`);
+    return next();
+  });
+
+type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+
+/** OpenAPI metadata for one REST operation. */
+export function op(
+  method: Method,
+  path: `/${string}`,
+  operationId: string,
+  tag: string,
+  summary: string,
+  errorResponses: number[] = [],
+  opts: { protect?: boolean; description?: string } = {},
+): RouteMeta {
+  const protect = opts.protect ?? true;
+  const errors = new Set(errorResponses);
+  if (protect) {
+    errors.add(401);
+  }
+  errors.add(400);
+  return {
+    openapi: {
+      method,
+      path,
+      operationId,
+      tags: [tag],
+      summary,
+      description: opts.description,
+      protect,
+      errorResponses: [...errors].sort((a, b) => a - b),
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import { z } from 'zod/v4';
+import { Currency, IntId, Timestamp, Uuid } from './common.js';
+
+export const WorkspaceObject = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  baseCurrency: z.string(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(200), baseCurrency: Currency.optional() }).strict();
+export const UpdateWorkspaceInput = z
+  .object({ id: IntId, name: z.string().trim().min(1).max(200).optional(), baseCurrency: Currency.optional() })
+  .strict();
+
+export const MemberObject = z.object({ userId: Uuid, email: z.string(), name: z.string(), createdAt: Timestamp });
+export const AddMemberInput = z.object({ id: IntId, userId: Uuid }).strict();
+export const RemoveMemberInput = z.object({ id: IntId, userId: Uuid });
+
+export const ProjectObject = z.object({
+  id: z.number().int(),
+  workspaceId: z.number().int(),
+  name: z.string(),
+  code: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+const ProjectCode = z.string().trim().min(1).max(50);
+export const CreateProjectInput = z.object({ workspaceId: IntId, name: z.string().trim().min(1).max(200), code: ProjectCode.optional() }).strict();
+export const UpdateProjectInput = z
+  .object({ id: IntId, name: z.string().trim().min(1).max(200).optional(), code: ProjectCode.nullable().optional() })
+  .strict();
+
+export type WorkspaceObject = z.infer<typeof WorkspaceObject>;
+export type ProjectObject = z.infer<typeof ProjectObject>;
+export type MemberObject = z.infer<typeof MemberObject>;

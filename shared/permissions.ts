@@ -1,0 +1,25 @@
+export const PERMISSIONS = [
+  'entry.create',
+  'entry.edit',
+  'entry.void',
+  'entry.review',
+  'entry.reconcile',
+  'entry.note',
+  'entry.export',
+  'accounting.manage',
+  'accounting.review',
+  'accounting.categories',
+  'accounting.periods',
+  'accounting.mappings',
+  'party.create',
+  'party.edit',
+  'integration.manage',
+  'workspace.read',
+  'workspace.create',
+  'workspace.edit',
+  'user.read',
+  'user.edit',
+  'user.delete',
+] as const;
+
+export type Permission = (typeof PERMISSIONS)[number];
