@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import { appRouter } from './trpc/router.js';
+import { keepJsonBodiesStrict } from './trpc/strict-json-bodies.js';
 import { contextFactory } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { expressRoutes } from './http/express-routes.js';
@@ -52,7 +53,10 @@ export function createApp(): Express {
 
   const onError = ({ error }: { error: { code: string } }) => void error;
   app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: contextFactory('trpc'), onError }));
-  app.use(createOpenApiExpressMiddleware({ router: appRouter, createContext: contextFactory('rest'), maxBodySize: config.BODY_LIMIT_BYTES }));
+  keepJsonBodiesStrict(appRouter);
+  app.use(
+    createOpenApiExpressMiddleware({ router: appRouter, createContext: contextFactory('rest'), maxBodySize: config.BODY_LIMIT_BYTES }),
+  );
   app.use(expressErrorHandler);
   return app;
 }

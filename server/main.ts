@@ -79,7 +79,10 @@ async function main(): Promise<void> {
   } else {
     lines.push('  Log in with an existing user (the bootstrap admin was created on first start).');
   }
-  lines.push(`  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`, '');
+  lines.push(
+    `  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`,
+    '',
+  );
   process.stdout.write(lines.join('\n') + '\n');
 
   let stopping = false;

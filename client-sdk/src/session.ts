@@ -220,8 +220,7 @@ export class SessionManager {
 
   private store(token: string, expiresIn: number | undefined, user: AuthUser | null): void {
     const exp = decodeJwtExp(token);
-    const expiresAt =
-      exp !== undefined ? exp * 1000 : this.timers.now() + (expiresIn ?? ACCESS_TOKEN_TTL_SECONDS) * 1000;
+    const expiresAt = exp !== undefined ? exp * 1000 : this.timers.now() + (expiresIn ?? ACCESS_TOKEN_TTL_SECONDS) * 1000;
     this.session = { token, expiresAt, user: user ?? this.session?.user ?? null };
     this.scheduleAt(expiresAt - REFRESH_LEAD_MS);
     this.onTokenChange?.(token);

@@ -22,6 +22,12 @@ export function db(): Sequelize {
   return instance;
 }
 
+/** Connection settings of the current database, for clients that must not come from the pool. */
+export function pgClientConfig(): import('pg').ClientConfig {
+  const c = db().config;
+  return { host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database };
+}
+
 export async function closeDatabase(): Promise<void> {
   const s = instance;
   instance = undefined;

@@ -64,7 +64,9 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServ
   try {
     await server.start();
   } catch (err) {
-    throw new Error(`embedded PostgreSQL failed to start on port ${opts.port}: ${String(err ?? 'unknown reason (port in use?)')}`);
+    throw new Error(`embedded PostgreSQL failed to start on port ${opts.port}: ${String(err ?? 'unknown reason (port in use?)')}`, {
+      cause: err,
+    });
   }
   return {
     url: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`,

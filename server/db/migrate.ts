@@ -18,7 +18,9 @@ export function migrator(sequelize: Sequelize) {
     context: sequelize,
     storage: {
       async executed({ context }) {
-        await context.query('CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, run_at timestamptz NOT NULL DEFAULT now())');
+        await context.query(
+          'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, run_at timestamptz NOT NULL DEFAULT now())',
+        );
         const [rows] = await context.query('SELECT name FROM schema_migrations ORDER BY name');
         return (rows as { name: string }[]).map((r) => r.name);
       },
@@ -36,7 +38,14 @@ export function migrator(sequelize: Sequelize) {
 /** Runs pending migrations under an advisory lock held on a connection of its own. */
 export async function migrateUp(sequelize: Sequelize): Promise<void> {
   const c = sequelize.config;
-  const lock = new pg.Client({ host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database });
+  const lock = new pg.Client({
+    host: c.host,
+    port: Number(c.port),
+    user: c.username,
+    password: c.password ?? undefined,
+    database: c.database,
+  });
+  // (its own client: the pool may be a single connection, which the migrations need)
   await lock.connect();
   try {
     await lock.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);

@@ -24,7 +24,16 @@ function callerOf(authorization: string | undefined, apiKey: string | undefined)
   return apiKey ? `key:${sha256(apiKey)}` : undefined;
 }
 
-type Row = { method: string; path: string; request_hash: string; state: string; response_status: number; response_body: string; response_type: string | null; created_at: Date };
+type Row = {
+  method: string;
+  path: string;
+  request_hash: string;
+  state: string;
+  response_status: number;
+  response_body: string;
+  response_type: string | null;
+  created_at: Date;
+};
 
 async function claim(caller: string, key: string, method: string, path: string, requestHash: string): Promise<boolean> {
   const rows = await db().query(
@@ -42,7 +51,9 @@ function captureAndStore(res: Response, caller: string, key: string): void {
   const origEnd = res.end.bind(res) as (...a: unknown[]) => Response;
   const collect = (chunk: unknown, encoding?: unknown) => {
     if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
-    chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'));
+    chunks.push(
+      Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk), typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8'),
+    );
   };
   res.write = ((chunk: unknown, ...rest: unknown[]) => {
     collect(chunk, rest[0]);

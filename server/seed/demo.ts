@@ -1,7 +1,7 @@
-import { transaction, type Transaction } from '../db/database.js';
+import { transaction } from '../db/database.js';
+import { clock } from '../lib/clock.js';
+import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
-
-export type DemoSeed = { workspaceId: number; projectIds: number[]; partyIds: number[]; tagIds: number[]; tx: Transaction };
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
   ['Acme Supplies GmbH', 'ORGANIZATION', 'DE'],
@@ -20,10 +20,10 @@ const TAGS: [string, string][] = [
 ];
 
 /** A demo workspace with realistic data, created only on an empty database. */
-export async function seedDemo(adminEmail: string): Promise<{ seeded: boolean; workspaceId?: number }> {
+export async function seedDemo(adminEmail: string, today = clock.now()): Promise<{ seeded: boolean; workspaceId?: number }> {
   if ((await Workspace.count()) > 0) return { seeded: false };
   const admin = await User.findOne({ where: { email: adminEmail.toLowerCase() } });
-  return transaction(async (tx) => {
+  const base = await transaction(async (tx) => {
     const ws = await Workspace.create({ name: 'Demo Company', baseCurrency: 'USD', createdBy: admin?.id ?? null }, { transaction: tx });
     if (admin) await WorkspaceMember.create({ workspaceId: ws.id, userId: admin.id }, { transaction: tx });
     await EntrySource.create({ workspaceId: ws.id, kind: 'MANUAL', name: 'Manual' }, { transaction: tx });
@@ -35,6 +35,10 @@ export async function seedDemo(adminEmail: string): Promise<{ seeded: boolean; w
       ],
       { transaction: tx, returning: true },
     );
+    const own = await Party.create(
+      { workspaceId: ws.id, name: 'Demo Company', partyType: 'ORGANIZATION', country: 'US' },
+      { transaction: tx },
+    );
     const parties = await Party.bulkCreate(
       PARTIES.map(([name, partyType, country]) => ({ workspaceId: ws.id, name, partyType, country })),
       { transaction: tx, returning: true },
@@ -43,15 +47,17 @@ export async function seedDemo(adminEmail: string): Promise<{ seeded: boolean; w
       TAGS.map(([name, color]) => ({ workspaceId: ws.id, name, color })),
       { transaction: tx, returning: true },
     );
-    const seed: DemoSeed = {
+    return {
       workspaceId: ws.id,
       projectIds: projects.map((p) => p.id),
       partyIds: parties.map((p) => p.id),
       tagIds: tags.map((t) => t.id),
-      tx,
+      ownPartyId: own.id,
     };
-    // Each later domain adds its part of the demo data here, in order (entries, documents, accounting …).
-    void seed;
-    return { seeded: true, workspaceId: ws.id };
   });
+  if (admin) {
+    // Later domains add their part of the demo data after the entries (documents, accounting …).
+    await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
+  }
+  return { seeded: true, workspaceId: base.workspaceId };
 }

@@ -13,7 +13,11 @@ export const t = initTRPC
       const { status, body } = presentError(error);
       if (ctx?.transport === 'trpc') {
         // the tRPC client needs its envelope; the SDK reads data.code/httpStatus/issues
-        return { ...shape, message: body.message, data: { code: body.code, httpStatus: status, issues: body.issues, path: shape.data.path } };
+        return {
+          ...shape,
+          message: body.message,
+          data: { code: body.code, httpStatus: status, issues: body.issues, path: shape.data.path },
+        };
       }
       return body as unknown as typeof shape;
     },

@@ -30,10 +30,13 @@ type Responses = Record<string, { description?: string; content?: Record<string,
 /** Error responses all share the contract's error body (CONTRACT §2). */
 function normaliseErrorResponses(doc: OpenAPIObject): void {
   doc.components = doc.components ?? {};
-  doc.components.schemas = { ...(doc.components.schemas ?? {}), Error: ERROR_SCHEMA as never };
+  // trpc-to-openapi adds its own error.<CODE> schemas; every error response uses Error instead
+  const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
+  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA as never };
   for (const item of Object.values(doc.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { responses?: Responses }>)) {
+    for (const operation of Object.values(item as Record<string, { responses?: Responses; security?: unknown[] }>)) {
       if (!operation || typeof operation !== 'object' || !operation.responses) continue;
+      operation.security ??= []; // public operations say so explicitly (there is no global security)
       operation.responses['500'] = { description: '' };
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
@@ -56,12 +59,19 @@ export function buildOpenApiDocument(): OpenAPIObject {
     openApiVersion: '3.1.0',
     baseUrl: '/',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    securitySchemes: {
-      Authorization: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
-      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
-    },
+    // protected procedures get every scheme passed here, so only the bearer token;
+    // ApiKey is added below once an express route (ingest) references it in its own security
+    securitySchemes: { Authorization: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
     paths: expressPaths(),
   });
+  const operations = Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { security?: object[] }>));
+  if (operations.some((operation) => operation?.security?.some((requirement) => 'ApiKey' in requirement))) {
+    doc.components = doc.components ?? {};
+    doc.components.securitySchemes = {
+      ...(doc.components.securitySchemes ?? {}),
+      ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+    };
+  }
   doc.servers = [{ url: '/', description: 'This server' }];
   normaliseErrorResponses(doc);
   return doc;

@@ -38,3 +38,5 @@ export const UpdatePartyInput = z
   .strict();
 
 export type PartyObject = z.infer<typeof PartyObject>;
+export type CreatePartyInput = z.infer<typeof CreatePartyInput>;
+export type UpdatePartyInput = z.infer<typeof UpdatePartyInput>;

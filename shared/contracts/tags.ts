@@ -26,3 +26,5 @@ export const EntrySourceObject = z.object({
 
 export type TagObject = z.infer<typeof TagObject>;
 export type EntrySourceObject = z.infer<typeof EntrySourceObject>;
+export type CreateTagInput = z.infer<typeof CreateTagInput>;
+export type UpdateTagInput = z.infer<typeof UpdateTagInput>;

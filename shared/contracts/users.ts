@@ -16,7 +16,12 @@ export const UserObject = z.object({
 });
 
 export const CreateUserInput = z
-  .object({ email: Email, name: z.string().trim().min(1).max(200), password: Password, permissions: z.array(PermissionName).max(50).default([]) })
+  .object({
+    email: Email,
+    name: z.string().trim().min(1).max(200),
+    password: Password,
+    permissions: z.array(PermissionName).max(50).default([]),
+  })
   .strict();
 
 export const UpdateUserInput = z

@@ -28,7 +28,9 @@ export const ProjectObject = z.object({
 });
 
 const ProjectCode = z.string().trim().min(1).max(50);
-export const CreateProjectInput = z.object({ workspaceId: IntId, name: z.string().trim().min(1).max(200), code: ProjectCode.optional() }).strict();
+export const CreateProjectInput = z
+  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(200), code: ProjectCode.optional() })
+  .strict();
 export const UpdateProjectInput = z
   .object({ id: IntId, name: z.string().trim().min(1).max(200).optional(), code: ProjectCode.nullable().optional() })
   .strict();
@@ -36,3 +38,14 @@ export const UpdateProjectInput = z
 export type WorkspaceObject = z.infer<typeof WorkspaceObject>;
 export type ProjectObject = z.infer<typeof ProjectObject>;
 export type MemberObject = z.infer<typeof MemberObject>;
+
+export const ProjectMemberInput = z.object({ id: IntId, userId: Uuid }).strict();
+export const RemoveProjectMemberInput = z.object({ id: IntId, userId: Uuid });
+
+export type CreateWorkspaceInput = z.infer<typeof CreateWorkspaceInput>;
+export type UpdateWorkspaceInput = z.infer<typeof UpdateWorkspaceInput>;
+export type AddMemberInput = z.infer<typeof AddMemberInput>;
+export type RemoveMemberInput = z.infer<typeof RemoveMemberInput>;
+export type CreateProjectInput = z.infer<typeof CreateProjectInput>;
+export type UpdateProjectInput = z.infer<typeof UpdateProjectInput>;
+export type ProjectMemberInput = z.infer<typeof ProjectMemberInput>;

@@ -79,7 +79,13 @@ describe('scheduled refresh', () => {
     await vi.advanceTimersByTimeAsync(1);
     const calls = server.callsTo('/auth/refresh');
     expect(calls).toHaveLength(1);
-    expect(calls[0]).toMatchObject({ method: 'POST', at: refreshAt, auth: `Bearer ${TOKEN1}`, contentType: 'application/json', body: '{}' });
+    expect(calls[0]).toMatchObject({
+      method: 'POST',
+      at: refreshAt,
+      auth: `Bearer ${TOKEN1}`,
+      contentType: 'application/json',
+      body: '{}',
+    });
     expect(session.getToken()).toBe(TOKEN2);
   });
 
@@ -137,7 +143,11 @@ describe('scheduled refresh', () => {
 describe('refresh failures', () => {
   it('retries exactly 30 s after a 5xx', async () => {
     const { server, session, onLogout } = await loggedIn();
-    server.reply('/auth/refresh', { status: 503, body: { message: 'Unavailable', code: 'INTERNAL_SERVER_ERROR' } }, { status: 200, body: tokenBody(TOKEN2) });
+    server.reply(
+      '/auth/refresh',
+      { status: 503, body: { message: 'Unavailable', code: 'INTERNAL_SERVER_ERROR' } },
+      { status: 200, body: tokenBody(TOKEN2) },
+    );
     const refreshAt = (EXP1 - 60) * SECOND;
     await vi.advanceTimersByTimeAsync(until(refreshAt));
     expect(server.callsTo('/auth/refresh')).toHaveLength(1);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { EntrySource, Project, ProjectMember, User, Workspace, WorkspaceMember } from '../../server/db/models/index.js';
+import { EntrySource, Party, Project, ProjectMember, Tag, User, Workspace, WorkspaceMember } from '../../server/db/models/index.js';
 import { hashPassword } from '../../server/domains/auth/passwords.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 import type { Api } from './http.js';
@@ -50,4 +50,14 @@ export async function actor(api: Api, opts: { permissions?: readonly Permission[
   const user = await buildUser({ permissions: opts.permissions });
   if (opts.workspaceId) await WorkspaceMember.create({ workspaceId: opts.workspaceId, userId: user.id });
   return { ...user, token: await login(api, user) };
+}
+
+export async function buildParty(workspaceId: number, opts: { name?: string; partyType?: 'PERSON' | 'ORGANIZATION' } = {}) {
+  const party = await Party.create({ workspaceId, name: opts.name ?? 'Test Party', partyType: opts.partyType ?? 'ORGANIZATION' });
+  return { id: party.id };
+}
+
+export async function buildTag(workspaceId: number, opts: { name?: string; color?: string } = {}) {
+  const tag = await Tag.create({ workspaceId, name: opts.name ?? `tag-${randomUUID().slice(0, 8)}`, color: opts.color ?? null });
+  return { id: tag.id };
 }

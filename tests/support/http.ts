@@ -38,13 +38,13 @@ export function startServer(): Promise<Api> {
 }
 
 export function client(baseUrl: string): Api {
-  const request = async <T,>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
+  const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
     const url = new URL(path, baseUrl);
     for (const [k, v] of Object.entries(opts.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
-    let body: BodyInit | undefined;
-    if (opts.rawBody !== undefined) body = opts.rawBody as BodyInit;
+    let body: RequestInit['body'];
+    if (opts.rawBody !== undefined) body = opts.rawBody as RequestInit['body'];
     else if (opts.body !== undefined) {
       body = JSON.stringify(opts.body);
       headers['Content-Type'] ??= 'application/json';

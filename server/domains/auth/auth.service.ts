@@ -89,7 +89,10 @@ export async function me(actor: Actor): Promise<Me> {
   const byWorkspace = new Map<number, number[]>();
   for (const [projectId, ws] of a.projectWorkspace) {
     if (a.workspaceIds.has(ws)) continue;
-    byWorkspace.set(ws, [...(byWorkspace.get(ws) ?? []), projectId].sort((x, y) => x - y));
+    byWorkspace.set(
+      ws,
+      [...(byWorkspace.get(ws) ?? []), projectId].sort((x, y) => x - y),
+    );
   }
   const memberships = [
     ...[...a.workspaceIds].sort((x, y) => x - y).map((workspaceId) => ({ workspaceId, role: 'WORKSPACE' as const, projectIds: [] })),

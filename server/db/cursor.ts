@@ -1,0 +1,24 @@
+import pg from 'pg';
+import Cursor from 'pg-cursor';
+import { pgClientConfig } from './database.js';
+
+/**
+ * Rows of a query read through a server-side cursor on a connection of its own, so memory
+ * stays flat however many rows match. The connection is closed when iteration ends,
+ * whether it ran to the end, failed or was abandoned, so the pool is never left with a
+ * half-read portal.
+ */
+export async function* cursorRows<T>(sql: string, params: unknown[], batchSize = 2000): AsyncGenerator<T> {
+  const client = new pg.Client(pgClientConfig());
+  await client.connect();
+  try {
+    const cursor = client.query(new Cursor<T>(sql, params));
+    for (;;) {
+      const rows = await cursor.read(batchSize);
+      yield* rows;
+      if (rows.length < batchSize) return;
+    }
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}

@@ -1,0 +1,91 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../db/database.js';
+import { iso } from '../../lib/dates.js';
+import { notFound } from '../../lib/errors.js';
+import { scope, type Actor } from '../../lib/scope.js';
+import type { EntryObject, EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
+
+export type EntryRow = {
+  id: number;
+  workspace_id: number;
+  project_id: number;
+  entry_source_id: number;
+  entry_type: EntryType;
+  entry_status: EntryStatus;
+  status_reason: string | null;
+  base_currency: string;
+  amount_cents: number;
+  from_party_id: number | null;
+  to_party_id: number | null;
+  entry_date: string;
+  description: string | null;
+  reference: string | null;
+  is_reconciled: boolean;
+  reconciled_at: Date | null;
+  reconciled_by: string | null;
+  exclude_from_sync: boolean;
+  is_complete: boolean;
+  created_by: string | null;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The entry row as the contract shows it (CONTRACT §5). */
+export function presentEntry(r: EntryRow): EntryObject {
+  return {
+    id: r.id,
+    workspaceId: r.workspace_id,
+    projectId: r.project_id,
+    entrySourceId: r.entry_source_id,
+    entryType: r.entry_type,
+    entryStatus: r.entry_status,
+    statusReason: r.status_reason,
+    baseCurrency: r.base_currency.trim(),
+    amountCents: r.amount_cents,
+    fromPartyId: r.from_party_id,
+    toPartyId: r.to_party_id,
+    entryDate: r.entry_date,
+    description: r.description,
+    reference: r.reference,
+    isReconciled: r.is_reconciled,
+    reconciledAt: iso(r.reconciled_at),
+    reconciledBy: r.reconciled_by,
+    excludeFromSync: r.exclude_from_sync,
+    isComplete: r.is_complete,
+    createdBy: r.created_by,
+    createdAt: r.created_at.toISOString(),
+    updatedAt: r.updated_at.toISOString(),
+  };
+}
+
+/**
+ * Loads an entry the actor may see, or 404. With `forUpdate` the row stays locked until
+ * the transaction ends: every state change of an entry goes through here first.
+ */
+export async function loadEntry(actor: Actor | null, id: number, tx?: Transaction, forUpdate = false): Promise<EntryRow> {
+  const rows = await db().query<EntryRow>(`SELECT * FROM entries WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  const row = rows[0];
+  if (!row) throw notFound('Entry');
+  if (actor) scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
+  return row;
+}
+
+export const lockEntry = (actor: Actor | null, id: number, tx: Transaction) => loadEntry(actor, id, tx, true);
+
+/** Column → value changes, applied with one UPDATE that also bumps updated_at. */
+export async function updateEntryRow(tx: Transaction, id: number, changes: Record<string, unknown>, now: Date): Promise<EntryRow> {
+  const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
+  const [row] = await db().query<EntryRow>(
+    `UPDATE entries SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE id = :id RETURNING *`,
+    {
+      replacements: { ...changes, updated_at: now, id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
+  return row;
+}

@@ -1,0 +1,154 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
+import type { Actor } from '../../lib/scope.js';
+import type { EventObject } from '../../../shared/contracts/entries.js';
+
+export type EventActor = { actorType: 'USER' | 'INTEGRATION' | 'WEBHOOK' | 'SYSTEM'; actorId: string | null };
+export const byUser = (actor: Actor): EventActor => ({ actorType: 'USER', actorId: actor.userId });
+export const SYSTEM: EventActor = { actorType: 'SYSTEM', actorId: null };
+
+export type EventKind =
+  | 'ENTRY_CREATED'
+  | 'ENTRY_UPDATED'
+  | 'STATUS_CHANGED'
+  | 'VOIDED'
+  | 'REFUND_CREATED'
+  | 'REIMBURSEMENT_CREATED'
+  | 'CORRECTION_CREATED'
+  | 'RECONCILED'
+  | 'UNRECONCILED'
+  | 'TAGS_CHANGED'
+  | 'NOTE_ADDED'
+  | 'DOCUMENT_UPLOADED'
+  | 'DOCUMENT_REQUESTED'
+  | 'DOCUMENT_FULFILLED'
+  | 'DOCUMENT_APPROVED'
+  | 'DOCUMENT_REJECTED'
+  | 'REVIEW_QUEUED'
+  | 'REVIEW_ASSIGNED'
+  | 'REVIEW_APPROVED'
+  | 'REVIEW_REJECTED'
+  | 'REVIEW_CHANGES_REQUESTED'
+  | 'SYNC_PUSHED'
+  | 'SYNC_FAILED'
+  | 'SYNC_STALE'
+  | 'SYNC_CONFLICT'
+  | 'SYNC_RESOLVED'
+  | 'WEBHOOK_RECEIVED';
+
+type EventRow = {
+  id: string;
+  entry_id: number;
+  seq: number;
+  kind: string;
+  actor_type: EventActor['actorType'];
+  actor_id: string | null;
+  data: Record<string, unknown>;
+  created_at: Date;
+  prev_hash: string | null;
+  hash: string;
+};
+
+/** JSON with object keys sorted at every level, so the same event always hashes the same. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    const keys = Object.keys(obj)
+      .filter((k) => obj[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function hashEvent(prevHash: string | null, e: Omit<EventObject, 'prevHash' | 'hash'>): string {
+  const body = canonicalJson({
+    id: e.id,
+    entryId: e.entryId,
+    kind: e.kind,
+    actorType: e.actorType,
+    actorId: e.actorId,
+    data: e.data,
+    createdAt: e.createdAt,
+  });
+  return createHash('sha256')
+    .update(`${prevHash ?? ''}\n${body}`)
+    .digest('hex');
+}
+
+/**
+ * Appends an event to the entry's hash chain inside the caller's transaction. The entry
+ * row is locked first so that concurrent writers chain one after the other.
+ */
+export async function recordEvent(
+  tx: Transaction,
+  entry: { id: number; workspace_id: number },
+  kind: EventKind,
+  data: Record<string, unknown>,
+  actor: EventActor,
+): Promise<void> {
+  await db().query('SELECT 1 FROM entries WHERE id = :id FOR UPDATE', { replacements: { id: entry.id }, transaction: tx });
+  const [last] = await db().query<{ seq: number; hash: string }>(
+    'SELECT seq, hash FROM entry_events WHERE entry_id = :id ORDER BY seq DESC LIMIT 1',
+    { replacements: { id: entry.id }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  const event = {
+    id: randomUUID(),
+    entryId: entry.id,
+    kind,
+    actorType: actor.actorType,
+    actorId: actor.actorId,
+    data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+    createdAt: clock.now().toISOString(),
+  };
+  const prevHash = last?.hash ?? null;
+  await db().query(
+    `INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
+     VALUES (:id, :entryId, :ws, :seq, :kind, :actorType, :actorId, :data, :createdAt, :prevHash, :hash)`,
+    {
+      replacements: {
+        ...event,
+        ws: entry.workspace_id,
+        seq: (last?.seq ?? 0) + 1,
+        data: JSON.stringify(event.data),
+        prevHash,
+        hash: hashEvent(prevHash, event),
+      },
+      transaction: tx,
+    },
+  );
+}
+
+const presentEvent = (r: EventRow): EventObject => ({
+  id: r.id,
+  entryId: r.entry_id,
+  kind: r.kind,
+  actorType: r.actor_type,
+  actorId: r.actor_id,
+  data: r.data,
+  createdAt: r.created_at.toISOString(),
+  prevHash: r.prev_hash,
+  hash: r.hash,
+});
+
+export async function listEvents(entryId: number): Promise<EventObject[]> {
+  const rows = await db().query<EventRow>('SELECT * FROM entry_events WHERE entry_id = :id ORDER BY seq', {
+    replacements: { id: entryId },
+    type: QueryTypes.SELECT,
+  });
+  return rows.map(presentEvent);
+}
+
+/** Recomputes the chain: the first event whose hash or link does not match is reported. */
+export async function verifyEvents(entryId: number): Promise<{ valid: boolean; count: number; firstBrokenEventId: string | null }> {
+  const events = await listEvents(entryId);
+  let prev: string | null = null;
+  for (const e of events) {
+    if (e.prevHash !== prev || hashEvent(prev, e) !== e.hash) return { valid: false, count: events.length, firstBrokenEventId: e.id };
+    prev = e.hash;
+  }
+  return { valid: true, count: events.length, firstBrokenEventId: null };
+}

@@ -1,0 +1,47 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../db/database.js';
+import { badRequest } from '../../lib/errors.js';
+
+async function idsIn(
+  tx: Transaction,
+  table: 'parties' | 'tags' | 'entry_sources',
+  workspaceId: number,
+  ids: number[],
+): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db().query<{ id: number }>(`SELECT id FROM ${table} WHERE workspace_id = :ws AND id IN (:ids)`, {
+    replacements: { ws: workspaceId, ids },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return new Set(rows.map((r) => r.id));
+}
+
+/** Parties, tags and entry sources named by an entry write must belong to its workspace (400). */
+export async function assertReferences(
+  tx: Transaction,
+  workspaceId: number,
+  refs: { partyIds?: (number | null | undefined)[]; tagIds?: number[]; entrySourceId?: number },
+): Promise<void> {
+  const partyIds = [...new Set((refs.partyIds ?? []).filter((id): id is number => typeof id === 'number'))];
+  const found = await idsIn(tx, 'parties', workspaceId, partyIds);
+  const missingParty = partyIds.find((id) => !found.has(id));
+  if (missingParty !== undefined) throw badRequest(`Party ${missingParty} is not a party of this workspace`);
+  const tagIds = [...new Set(refs.tagIds ?? [])];
+  const tags = await idsIn(tx, 'tags', workspaceId, tagIds);
+  const missingTag = tagIds.find((id) => !tags.has(id));
+  if (missingTag !== undefined) throw badRequest(`Tag ${missingTag} is not a tag of this workspace`);
+  if (refs.entrySourceId !== undefined) {
+    const sources = await idsIn(tx, 'entry_sources', workspaceId, [refs.entrySourceId]);
+    if (!sources.has(refs.entrySourceId)) throw badRequest(`Entry source ${refs.entrySourceId} is not a source of this workspace`);
+  }
+}
+
+export async function manualSourceId(tx: Transaction, workspaceId: number): Promise<number> {
+  const [row] = await db().query<{ id: number }>(
+    `INSERT INTO entry_sources (workspace_id, kind, name) VALUES (:ws, 'MANUAL', 'Manual')
+     ON CONFLICT (workspace_id) WHERE kind = 'MANUAL' DO UPDATE SET name = entry_sources.name RETURNING id`,
+    { replacements: { ws: workspaceId }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return row.id;
+}

@@ -1,0 +1,81 @@
+import { transaction } from '../../db/database.js';
+import { User } from '../../db/models/index.js';
+import { conflict, forbidden } from '../../lib/errors.js';
+import type { Actor } from '../../lib/scope.js';
+import type { CreateUserInput, UpdateUserInput, UserObject } from '../../../shared/contracts/users.js';
+import { revokeSessionsOf } from '../auth/auth.service.js';
+import { hashPassword } from '../auth/passwords.js';
+import { presentUser } from './users.presenter.js';
+import { findVisibleUser, visibleUsers } from './visibility.js';
+
+export { findVisibleUser };
+
+const uniqueSorted = (values: readonly string[]) => [...new Set(values)].sort();
+
+/** A caller grants (and takes away) only permissions it holds itself (403). */
+function assertCanGrant(actor: Actor, permissions: readonly string[]): void {
+  const missing = permissions.filter((p) => !actor.permissions.has(p));
+  if (missing.length) throw forbidden(`Cannot grant or revoke permissions you do not hold: ${missing.join(', ')}`);
+}
+
+/** Nobody resets the password of, or deactivates, a user holding permissions they lack. */
+function assertOutranks(actor: Actor, target: User): void {
+  if (target.id === actor.userId) return;
+  if (target.permissions.some((p) => !actor.permissions.has(p))) {
+    throw forbidden('Cannot change the password or active state of a user holding permissions you do not hold');
+  }
+}
+
+export async function listUsers(actor: Actor): Promise<UserObject[]> {
+  return transaction(async (tx) => (await visibleUsers(actor, tx)).map(presentUser));
+}
+
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<UserObject> {
+  const email = input.email.trim().toLowerCase();
+  const permissions = uniqueSorted(input.permissions);
+  assertCanGrant(actor, permissions);
+  const passwordHash = await hashPassword(input.password);
+  return transaction(async (tx) => {
+    if (await User.findOne({ where: { email }, transaction: tx })) throw conflict('A user with this email already exists');
+    const user = await User.create(
+      { email, name: input.name, passwordHash, permissions, isActive: true, createdBy: actor.userId },
+      { transaction: tx },
+    );
+    return presentUser(user);
+  });
+}
+
+export async function updateUser(actor: Actor, input: UpdateUserInput): Promise<UserObject> {
+  return transaction(async (tx) => {
+    const user = await findVisibleUser(actor, input.id, tx, { lock: true });
+    if (input.isActive === false && user.id === actor.userId) throw conflict('You cannot deactivate yourself');
+    if (input.password !== undefined || input.isActive !== undefined) assertOutranks(actor, user);
+    if (input.permissions) {
+      const permissions = uniqueSorted(input.permissions);
+      const added = permissions.filter((p) => !user.permissions.includes(p));
+      const removed = user.permissions.filter((p) => !permissions.includes(p));
+      assertCanGrant(actor, [...added, ...removed]);
+      user.permissions = permissions;
+    }
+    if (input.name !== undefined) user.name = input.name;
+    if (input.isActive !== undefined) user.isActive = input.isActive;
+    if (input.password !== undefined) user.passwordHash = await hashPassword(input.password);
+    await user.save({ transaction: tx });
+    if (input.isActive === false) await revokeSessionsOf(user.id, tx);
+    else if (input.password !== undefined) await revokeSessionsOf(user.id, tx, user.id === actor.userId ? actor.sessionId : undefined);
+    return presentUser(user);
+  });
+}
+
+/** DELETE deactivates (the user's history stays) and revokes every session. */
+export async function deactivateUser(actor: Actor, input: { id: string }): Promise<{ success: true }> {
+  return transaction(async (tx) => {
+    const user = await findVisibleUser(actor, input.id, tx, { lock: true });
+    if (user.id === actor.userId) throw conflict('You cannot deactivate yourself');
+    assertOutranks(actor, user);
+    user.isActive = false;
+    await user.save({ transaction: tx });
+    await revokeSessionsOf(user.id, tx);
+    return { success: true as const };
+  });
+}

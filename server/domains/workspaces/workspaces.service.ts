@@ -1,0 +1,47 @@
+import { transaction, type Transaction } from '../../db/database.js';
+import { EntrySource, Workspace, WorkspaceMember } from '../../db/models/index.js';
+import { notFound } from '../../lib/errors.js';
+import type { Actor } from '../../lib/scope.js';
+import type { CreateWorkspaceInput, UpdateWorkspaceInput, WorkspaceObject } from '../../../shared/contracts/workspaces.js';
+import { presentWorkspace } from './presenters.js';
+
+/** A workspace named in a path: the caller must be a full member, else 404. */
+export async function memberWorkspace(actor: Actor, id: number, tx: Transaction, opts: { lock?: boolean } = {}): Promise<Workspace> {
+  const ws = actor.workspaceIds.has(id)
+    ? await Workspace.findByPk(id, { transaction: tx, lock: opts.lock ? tx.LOCK.UPDATE : undefined })
+    : null;
+  if (!ws) throw notFound('Workspace');
+  return ws;
+}
+
+export async function listWorkspaces(actor: Actor): Promise<WorkspaceObject[]> {
+  const rows = await Workspace.findAll({ where: { id: [...actor.workspaceIds] }, order: [['id', 'ASC']] });
+  return rows.map(presentWorkspace);
+}
+
+/** The creator becomes a member; the built-in MANUAL entry source is created with it. */
+export async function createWorkspace(actor: Actor, input: CreateWorkspaceInput): Promise<WorkspaceObject> {
+  return transaction(async (tx) => {
+    const ws = await Workspace.create(
+      { name: input.name, baseCurrency: input.baseCurrency ?? 'USD', createdBy: actor.userId },
+      { transaction: tx },
+    );
+    await WorkspaceMember.create({ workspaceId: ws.id, userId: actor.userId }, { transaction: tx });
+    await EntrySource.create({ workspaceId: ws.id, kind: 'MANUAL', name: 'Manual' }, { transaction: tx });
+    return presentWorkspace(ws);
+  });
+}
+
+export async function getWorkspace(actor: Actor, input: { id: number }): Promise<WorkspaceObject> {
+  return transaction(async (tx) => presentWorkspace(await memberWorkspace(actor, input.id, tx)));
+}
+
+export async function updateWorkspace(actor: Actor, input: UpdateWorkspaceInput): Promise<WorkspaceObject> {
+  return transaction(async (tx) => {
+    const ws = await memberWorkspace(actor, input.id, tx, { lock: true });
+    if (input.name !== undefined) ws.name = input.name;
+    if (input.baseCurrency !== undefined) ws.baseCurrency = input.baseCurrency;
+    await ws.save({ transaction: tx });
+    return presentWorkspace(ws);
+  });
+}
