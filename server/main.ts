@@ -11,6 +11,7 @@ import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
+import { registerSubscriptions } from './domains/subscriptions.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -53,6 +54,7 @@ async function main(): Promise<void> {
   const sequelize = connectDatabase(databaseUrl);
   await migrateUp(sequelize);
 
+  registerSubscriptions();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');

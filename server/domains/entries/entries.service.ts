@@ -10,6 +10,7 @@ import { derivedTotal, insertEntry, setEntryTags, tagIdsOf } from './entry-write
 import { byUser, recordEvent } from './events.js';
 import { assertReferences, manualSourceId } from './references.js';
 import { loadDetailParts } from './entry-detail.js';
+import { entryHooks } from './entry-hooks.js';
 
 export const FROZEN_STATUSES = ['VOIDED', 'CANCELLED'] as const;
 
@@ -87,7 +88,8 @@ export async function updateEntry(actor: Actor, input: UpdateEntryInput): Promis
     }
     const updated = await updateEntryRow(tx, row.id, columns, clock.now());
     await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes }, byUser(actor));
-    return presentEntry(updated);
+    await entryHooks.changed(tx, row, updated, 'EDITED', byUser(actor));
+    return presentEntry(await loadEntry(null, row.id, tx));
   });
 }
 

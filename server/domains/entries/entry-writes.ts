@@ -4,6 +4,7 @@ import { clock } from '../../lib/clock.js';
 import type { EntryStatus, EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { recordEvent, type EventActor } from './events.js';
+import { entryHooks } from './entry-hooks.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -124,6 +125,17 @@ export async function insertEntry(
     },
     actor,
   );
+  await entryHooks.created(tx, [row], actor);
+  return reloadRow(tx, row.id);
+}
+
+/** The row as it is now in this transaction (a hook may have moved its status). */
+async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
+  const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
   return row;
 }
 

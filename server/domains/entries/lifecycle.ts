@@ -10,6 +10,7 @@ import { derivedTotal, insertEntry, linkEntries, tagIdsOf } from './entry-writes
 import { assertNotFrozen } from './entries.service.js';
 import { byUser, recordEvent, type EventActor } from './events.js';
 import { assertReferences } from './references.js';
+import { entryHooks, type EntryChange } from './entry-hooks.js';
 
 /** CONTRACT §5 status table: from → the statuses it may move to. */
 export const TRANSITIONS: Record<EntryStatus, readonly EntryStatus[]> = {
@@ -35,6 +36,8 @@ export async function applyStatus(
 ): Promise<EntryRow> {
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
+  const change: EntryChange = kind === 'VOIDED' || to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED';
+  await entryHooks.changed(tx, row, updated, change, actor);
   return updated;
 }
 

@@ -1,0 +1,12 @@
+let registered = false;
+
+/**
+ * Where domains subscribe to each other's in-transaction hooks (see entries/entry-hooks.ts),
+ * in one readable place. Called at start-up (main, app); safe to call twice.
+ */
+export function registerSubscriptions(): void {
+  if (registered) return;
+  registered = true;
+  // accounting/reviews: queue reviews for new entries, re-queue CHANGES_REQUESTED on edit
+  // accounting/sync: mark SYNCED records STALE on edit and void
+}
