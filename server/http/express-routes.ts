@@ -1,5 +1,8 @@
 import { Router } from 'express';
 import { entriesExportRoutes } from '../domains/entries/export.http.js';
+import { ingestRoutes } from '../domains/integrations/ingest.http.js';
+import { reportsPdfRoutes } from '../domains/reports/pdf/export-pdf.http.js';
+import { documentRoutes } from '../domains/documents/documents.http.js';
 
 /**
  * Domain express routes (uploads, downloads, CSV/PDF streams, webhooks, ingest) register here.
@@ -7,3 +10,6 @@ import { entriesExportRoutes } from '../domains/entries/export.http.js';
  */
 export const expressRoutes = Router();
 expressRoutes.use(entriesExportRoutes());
+expressRoutes.use(ingestRoutes());
+expressRoutes.use(reportsPdfRoutes());
+expressRoutes.use(documentRoutes());

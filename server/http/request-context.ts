@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { runtime } from '../runtime.js';
+import { AppError } from '../lib/errors.js';
+import { sendError } from './errors.js';
 
 const VALID_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -29,6 +31,20 @@ export const emptyBodyIsJson: RequestHandler = (req, _res, next) => {
   if (!hasBody && ['POST', 'PATCH', 'PUT', 'DELETE'].includes(req.method)) {
     req.headers['content-type'] = 'application/json';
     req.body = req.method === 'DELETE' ? undefined : {};
+  }
+  next();
+};
+
+function containsNul(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (depth > 32 || value === null || typeof value !== 'object') return false;
+  return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
+}
+
+/** PostgreSQL text cannot hold NUL: refuse it up front rather than store something else. */
+export const rejectNulCharacters: RequestHandler = (req, res, next) => {
+  if (containsNul(req.body) || req.originalUrl.includes('%00')) {
+    return sendError(res, new AppError('BAD_REQUEST', 'Text must not contain NUL characters'));
   }
   next();
 };

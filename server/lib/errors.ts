@@ -87,6 +87,9 @@ function internal() {
   return { status: 500, body: { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' } };
 }
 
+/** check violation, numeric out of range, bad text representation, bad datetime, NUL/invalid bytes in text */
+const BAD_VALUE_CODES = new Set(['23514', '22003', '22P02', '22007', '22008', '22021', '22P05', '54000']);
+
 /** Database constraint errors that reach the edge become client errors, never 500s. */
 function mapKnownError(err: unknown): { status: number; body: ErrorBody } | undefined {
   const cause = err instanceof TRPCError && !(err instanceof AppError) ? err.cause : err;
@@ -101,7 +104,7 @@ function mapKnownError(err: unknown): { status: number; body: ErrorBody } | unde
   if (pgCode === '23P01') {
     return { status: 409, body: { message: 'Conflicts with an existing record', code: 'CONFLICT' } };
   }
-  if (pgCode === '23514' || pgCode === '22003' || pgCode === '22P02' || pgCode === '22007' || pgCode === '22008') {
+  if (pgCode && BAD_VALUE_CODES.has(pgCode)) {
     return { status: 400, body: { message: 'A value is out of range or malformed', code: 'BAD_REQUEST' } };
   }
   return undefined;

@@ -66,3 +66,26 @@ describe('HTTP surface', () => {
     expect((await api.get('/docs/assets/swagger-ui-bundle.js')).status).toBe(200);
   });
 });
+
+describe('text the database cannot store', () => {
+  it('a NUL character in a text field is a 400, not a 500', async () => {
+    const { buildWorkspace, actor } = await import('../support/factories.js');
+    const ws = await buildWorkspace();
+    const { token } = await actor(api, { workspaceId: ws.id });
+    const res = await api.post(
+      '/entries',
+      {
+        projectId: ws.projectIds[0],
+        entryType: 'EXPENSE',
+        baseCurrency: 'USD',
+        amountCents: 100,
+        entryDate: '2026-01-01',
+        description: 'a\u0000b',
+      },
+      { token },
+    );
+    expectErrorBody(res, 400, 'BAD_REQUEST');
+    const list = await api.get('/entries', { token, query: { workspaceId: ws.id } });
+    expect(list.body.total).toBe(0);
+  });
+});
