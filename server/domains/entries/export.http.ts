@@ -1,5 +1,4 @@
 import { Router, type Request, type Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import { Readable, Transform } from 'node:stream';
 import { stringify } from 'csv-stringify';
 import { z } from 'zod/v4';
@@ -11,6 +10,7 @@ import { scope } from '../../lib/scope.js';
 import { EntryFilters, EntryFiltersChecked } from '../../../shared/contracts/entries.js';
 import { authenticateRequest } from '../auth/authenticate.js';
 import { sendError } from '../../http/errors.js';
+import { streamToResponse } from '../../http/streams.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { entryFilterSql } from './entry-filters.js';
 
@@ -95,7 +95,7 @@ async function exportCsv(req: Request, res: Response): Promise<void> {
       done(null, toRecord(row));
     },
   });
-  await pipeline(rows, toRecords, stringify({ header: true, columns: CSV_HEADER, record_delimiter: 'windows' }), res);
+  await streamToResponse(res, rows, toRecords, stringify({ header: true, columns: CSV_HEADER, record_delimiter: 'windows' }));
 }
 
 export function entriesExportRoutes(): Router {

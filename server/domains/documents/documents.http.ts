@@ -1,0 +1,145 @@
+import { Router, type Request, type Response } from 'express';
+import { z } from 'zod/v4';
+import { AppError, forbidden } from '../../lib/errors.js';
+import type { Actor } from '../../lib/scope.js';
+import type { Permission } from '../../../shared/permissions.js';
+import {
+  BinaryBody,
+  DocumentObject,
+  DocumentPathInput,
+  EntryDocumentsInput,
+  FulfilFields,
+  FulfilForm,
+  FulfilQuery,
+  UploadFields,
+  UploadForm,
+  UploadQuery,
+} from '../../../shared/contracts/documents.js';
+import { authenticateRequest } from '../auth/authenticate.js';
+import { streamToResponse } from '../../http/streams.js';
+import { sendError } from '../../http/errors.js';
+import { documentExpressPath } from '../../http/express-paths.js';
+import { assertCanFulfil, assertCanUpload, fulfilDocument, openDocumentFile, uploadDocument } from './document-files.service.js';
+import { attachmentDisposition, downloadName } from './document-names.js';
+import { receiveFile } from './upload-parser.js';
+
+function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
+  return parsed.data;
+}
+
+async function caller(req: Request, permission?: Permission): Promise<Actor> {
+  const actor = await authenticateRequest(req.get('Authorization'));
+  if (permission && !actor.permissions.has(permission)) throw forbidden(`Missing permission ${permission}`);
+  return actor;
+}
+
+/** POST /entries/{entryId}/documents/upload?workspaceId= (multipart `file`, `documentType`) → UPLOADED. */
+async function upload(req: Request, res: Response): Promise<void> {
+  const actor = await caller(req, 'entry.create');
+  const { entryId } = parse(EntryDocumentsInput, req.params);
+  const { workspaceId } = parse(UploadQuery, req.query);
+  await assertCanUpload(actor, entryId, workspaceId); // before the body is read
+  const { file, fields } = await receiveFile(req, res);
+  const { documentType } = parse(UploadFields, fields);
+  res.status(200).json(await uploadDocument(actor, { entryId, workspaceId, documentType, file }));
+}
+
+/** POST /entries/{entryId}/documents/{documentId}/fulfill (multipart `file`) → UPLOADED. */
+async function fulfil(req: Request, res: Response): Promise<void> {
+  const actor = await caller(req, 'entry.create');
+  const { entryId, documentId } = parse(DocumentPathInput, req.params);
+  const { workspaceId } = parse(FulfilQuery, req.query);
+  await assertCanFulfil(actor, { entryId, documentId, workspaceId });
+  const { file, fields } = await receiveFile(req, res);
+  const { documentType } = parse(FulfilFields, fields);
+  res.status(200).json(await fulfilDocument(actor, { entryId, documentId, workspaceId, documentType, file }));
+}
+
+/** GET /entries/{entryId}/documents/{documentId}/download: the stored bytes with their stored type. */
+async function download(req: Request, res: Response): Promise<void> {
+  const actor = await caller(req);
+  const { entryId, documentId } = parse(DocumentPathInput, req.params);
+  const { document, stream } = await openDocumentFile(actor, entryId, documentId);
+  res.status(200);
+  res.setHeader('Content-Type', document.mimeType!);
+  res.setHeader('Content-Length', String(document.fileSize));
+  res.setHeader('Content-Disposition', attachmentDisposition(downloadName(document.documentName, document.mimeType!)));
+  res.setHeader('Content-Digest', `sha-256=:${Buffer.from(document.sha256!, 'hex').toString('base64')}:`);
+  res.setHeader('Cache-Control', 'private, no-store');
+  await streamToResponse(res, stream);
+}
+
+const handle = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
+  fn(req, res).catch((err) => sendError(res, err));
+};
+
+export function documentRoutes(): Router {
+  const r = Router();
+  r.post('/entries/:entryId/documents/upload', handle(upload));
+  r.post('/entries/:entryId/documents/:documentId/fulfill', handle(fulfil));
+  r.get('/entries/:entryId/documents/:documentId/download', handle(download));
+  return r;
+}
+
+const TAG = 'Documents';
+const security = [{ Authorization: [] }];
+const json = { 'application/json': { schema: DocumentObject } };
+const uploadErrors = {
+  '400': { description: 'Invalid input' },
+  '401': { description: 'Not authenticated' },
+  '403': { description: 'Missing entry.create, or not a member of workspaceId' },
+  '404': { description: 'Entry (or document) not found, or not in workspaceId' },
+  '409': { description: 'Entry VOIDED or CANCELLED, or the document is not REQUESTED/REJECTED' },
+  '413': { description: 'File larger than UPLOAD_LIMIT_BYTES' },
+  '415': { description: 'File type not allowed, or not matching the declared type' },
+};
+
+documentExpressPath('/entries/{entryId}/documents/upload', {
+  post: {
+    operationId: 'uploadEntryDocument',
+    tags: [TAG],
+    summary: 'Upload a document file (UPLOADED); its type is sniffed from the bytes',
+    description:
+      'Allowed types: PDF, PNG, JPEG, WEBP, HEIC, TIFF, GIF, CSV, plain text, XML, XLSX, DOCX, ODS. ' +
+      '`documentName` is the file name without any path. Permission entry.create.',
+    security,
+    requestParams: { path: EntryDocumentsInput, query: UploadQuery },
+    requestBody: { required: true, content: { 'multipart/form-data': { schema: UploadForm } } },
+    responses: { '200': { description: 'The new document', content: json }, ...uploadErrors },
+  },
+});
+
+documentExpressPath('/entries/{entryId}/documents/{documentId}/fulfill', {
+  post: {
+    operationId: 'fulfillEntryDocument',
+    tags: [TAG],
+    summary: 'Attach the file of a REQUESTED (or replace that of a REJECTED) document → UPLOADED',
+    description: 'Permission entry.create. `workspaceId` is optional; when given it must be the entry’s workspace.',
+    security,
+    requestParams: { path: DocumentPathInput, query: FulfilQuery },
+    requestBody: { required: true, content: { 'multipart/form-data': { schema: FulfilForm } } },
+    responses: { '200': { description: 'The fulfilled document', content: json }, ...uploadErrors },
+  },
+});
+
+documentExpressPath('/entries/{entryId}/documents/{documentId}/download', {
+  get: {
+    operationId: 'downloadEntryDocument',
+    tags: [TAG],
+    summary: 'Download the file of a document',
+    description:
+      'Streams the stored bytes with the stored (sniffed) type as Content-Type, `Content-Disposition: attachment` ' +
+      'and `Content-Digest` (SHA-256).',
+    security,
+    requestParams: { path: DocumentPathInput },
+    responses: {
+      '200': { description: 'The file, with its stored type', content: { 'application/octet-stream': { schema: BinaryBody } } },
+      '400': { description: 'Invalid path parameters' },
+      '401': { description: 'Not authenticated' },
+      '404': { description: 'Entry or document not found' },
+      '409': { description: 'The document is a REQUESTED placeholder without a file' },
+    },
+  },
+});

@@ -1,0 +1,64 @@
+import { z } from 'zod/v4';
+import { BigIntId, IntId, Timestamp, Uuid } from './common.js';
+
+export const DOCUMENT_TYPES = ['BASIS', 'PAYMENT_PROOF', 'SUPPORTING', 'CREDIT_NOTE'] as const;
+export const DOCUMENT_STATUSES = ['REQUESTED', 'UPLOADED', 'APPROVED', 'REJECTED'] as const;
+
+export const DocumentType = z.enum(DOCUMENT_TYPES);
+export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
+
+/** A document of an entry (CONTRACT §6). File fields are null while the document is a REQUESTED placeholder. */
+export const DocumentObject = z.object({
+  id: Uuid,
+  entryId: z.number().int(),
+  documentName: z.string(),
+  documentType: DocumentType,
+  status: DocumentStatus,
+  mimeType: z.string().nullable(),
+  fileSize: z.number().int().nullable().describe('bytes'),
+  sha256: z.string().nullable().describe('lower-case hex SHA-256 of the file'),
+  uploadedBy: z.string().nullable(),
+  approvedBy: z.string().nullable(),
+  comment: z.string().nullable(),
+  rejectionReason: z.string().nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const EntryDocumentsInput = z.object({ entryId: BigIntId });
+export const DocumentPathInput = z.object({ entryId: BigIntId, documentId: Uuid });
+export const DocumentDecisionInput = DocumentPathInput.strict();
+
+export const RequestDocumentInput = z
+  .object({
+    entryId: BigIntId,
+    documentName: z.string().trim().min(1).max(255),
+    documentType: DocumentType,
+    comment: z.string().trim().max(2000).nullish(),
+  })
+  .strict();
+
+export const RejectDocumentInput = z
+  .object({ entryId: BigIntId, documentId: Uuid, reason: z.string().trim().min(1, 'reason is required').max(2000) })
+  .strict();
+
+/** Query of the multipart upload: the workspace the entry belongs to (CONTRACT §6). */
+export const UploadQuery = z.object({ workspaceId: IntId });
+/** Query of the multipart fulfil: the workspace is optional there, checked like the upload's when given. */
+export const FulfilQuery = z.object({ workspaceId: IntId.optional() });
+
+/** Text fields of the multipart bodies (the file part is read separately). */
+export const UploadFields = z.object({ documentType: DocumentType }).strict();
+export const FulfilFields = z.object({ documentType: DocumentType.optional() }).strict();
+
+const BinaryFile = z.string().meta({ format: 'binary', description: 'the file; its type is sniffed from the bytes' });
+
+/** OpenAPI shapes of the multipart bodies. */
+export const UploadForm = z.object({ file: BinaryFile, documentType: DocumentType });
+export const FulfilForm = z.object({ file: BinaryFile });
+export const BinaryBody = z.string().meta({ format: 'binary' });
+
+export type DocumentType = z.infer<typeof DocumentType>;
+export type DocumentStatus = z.infer<typeof DocumentStatus>;
+export type DocumentObject = z.infer<typeof DocumentObject>;
+export type RequestDocumentInput = z.infer<typeof RequestDocumentInput>;
