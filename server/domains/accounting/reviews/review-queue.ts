@@ -1,0 +1,99 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+import { clock } from '../../../lib/clock.js';
+import type { EntryRow } from '../../entries/entry-rows.js';
+import type { EntryChange } from '../../entries/entry-hooks.js';
+import { recordEvents, type EventActor } from '../../entries/events.js';
+import { applyStatus } from '../../entries/lifecycle.js';
+import { intArrayLiteral } from '../pg-arrays.js';
+import type { ReviewRow } from './review-rows.js';
+
+/**
+ * How reviews enter the queue (CONTRACT §8 "create / auto-queue / backfill" and "entry edited"):
+ * each queued review records REVIEW_QUEUED on its entry, and a PENDING entry becomes UNDER_REVIEW.
+ */
+
+/** Records REVIEW_QUEUED for each review, then moves the PENDING ones among their entries to UNDER_REVIEW. */
+export async function announceQueued(tx: Transaction, reviews: ReviewRow[], actor: EventActor, data: Record<string, unknown> = {}) {
+  if (reviews.length === 0) return;
+  // recordEvents appends at most one event per entry per call: an entry queued for two connections takes two rounds
+  const rounds: ReviewRow[][] = [];
+  const seen = new Map<number, number>();
+  for (const review of reviews) {
+    const round = seen.get(review.entry_id) ?? 0;
+    seen.set(review.entry_id, round + 1);
+    (rounds[round] ??= []).push(review);
+  }
+  for (const round of rounds) {
+    await recordEvents(
+      tx,
+      round.map((r) => ({
+        entry: { id: r.entry_id, workspace_id: r.workspace_id },
+        kind: 'REVIEW_QUEUED' as const,
+        data: { reviewId: r.id, connectionId: r.connection_id, ...data },
+      })),
+      actor,
+    );
+  }
+  await moveUnderReview(tx, [...seen.keys()], actor);
+}
+
+/** PENDING → UNDER_REVIEW through the entries domain's applyStatus (event + hooks), entries locked in id order. */
+async function moveUnderReview(tx: Transaction, entryIds: number[], actor: EventActor): Promise<void> {
+  const entries = await db().query<EntryRow>('SELECT * FROM entries WHERE id = ANY (CAST(:ids AS bigint[])) ORDER BY id FOR UPDATE', {
+    replacements: { ids: intArrayLiteral(entryIds) },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  for (const entry of entries) {
+    if (entry.entry_status === 'PENDING') await applyStatus(tx, entry, 'UNDER_REVIEW', null, actor);
+  }
+}
+
+/**
+ * entryHooks.onCreated: a QUEUED review for every active connection that requires review and
+ * covers the new entry's project (`projectIds` empty = every project), in one statement.
+ */
+export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<void> {
+  if (created.length === 0) return;
+  const now = clock.now();
+  const reviews = await db().query<ReviewRow>(
+    `INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status, created_at, updated_at)
+     SELECT e.workspace_id, e.id, c.id, 'QUEUED', :now, :now
+       FROM entries e
+       JOIN accounting_connections c ON c.workspace_id = e.workspace_id
+      WHERE e.id = ANY (CAST(:ids AS bigint[])) AND e.entry_status <> 'VOIDED'
+        AND c.is_active AND c.require_review
+        AND (cardinality(c.project_ids) = 0 OR e.project_id = ANY (c.project_ids))
+      ORDER BY e.id, c.created_at, c.id
+     ON CONFLICT DO NOTHING
+     RETURNING *`,
+    { replacements: { ids: intArrayLiteral(created.map((e) => e.id)), now }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  await announceQueued(tx, reviews, actor);
+}
+
+/**
+ * entryHooks.onChanged: an edit of an entry whose latest review (per connection) is
+ * CHANGES_REQUESTED puts that review back in the queue, and the entry under review.
+ */
+export async function requeueAfterEdit(tx: Transaction, _before: EntryRow, after: EntryRow, change: EntryChange, actor: EventActor) {
+  if (change !== 'EDITED') return;
+  const reviews = await db().query<ReviewRow>(
+    `WITH latest AS (
+       SELECT DISTINCT ON (connection_id) id, connection_id, status
+         FROM accounting_reviews WHERE entry_id = :entryId
+        ORDER BY connection_id, created_at DESC, id DESC
+     )
+     UPDATE accounting_reviews r SET status = 'QUEUED', decided_at = NULL, updated_at = :now
+       FROM latest
+      WHERE r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
+        AND NOT EXISTS (
+          SELECT 1 FROM accounting_reviews o
+           WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
+             AND o.status IN ('QUEUED', 'IN_REVIEW'))
+     RETURNING r.*`,
+    { replacements: { entryId: after.id, now: clock.now() }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  await announceQueued(tx, reviews, actor, { requeued: true });
+}
