@@ -41,8 +41,12 @@ function containsNul(value: unknown, depth = 0): boolean {
   return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
 }
 
-/** PostgreSQL text cannot hold NUL: refuse it up front rather than store something else. */
+/**
+ * PostgreSQL text cannot hold NUL: refuse it up front rather than store something else.
+ * Ingest is exempt: there each item is judged on its own (a NUL makes that item an ERROR).
+ */
 export const rejectNulCharacters: RequestHandler = (req, res, next) => {
+  if (req.path === '/api/v1/ingest') return next();
   if (containsNul(req.body) || req.originalUrl.includes('%00')) {
     return sendError(res, new AppError('BAD_REQUEST', 'Text must not contain NUL characters'));
   }

@@ -122,6 +122,62 @@ export async function recordEvent(
   );
 }
 
+/**
+ * Set-based `recordEvent` for many entries (bulk writers such as ingest): one statement locks
+ * the entries and reads each chain's tail, one statement appends every event. Same chain and
+ * hashing as `recordEvent`; at most one event per entry per call. Entries inserted by this very
+ * transaction (`newEntries`) are invisible to every other one and have no events yet, so their
+ * chains start at seq 1 without that first statement.
+ */
+export async function recordEvents(
+  tx: Transaction,
+  events: { entry: { id: number; workspace_id: number }; kind: EventKind; data: Record<string, unknown> }[],
+  actor: EventActor,
+  opts: { newEntries?: boolean } = {},
+): Promise<void> {
+  if (events.length === 0) return;
+  const tails = opts.newEntries
+    ? []
+    : await db().query<{ id: number; seq: number | null; hash: string | null }>(
+        `SELECT e.id, last.seq, last.hash FROM entries e
+           LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events WHERE entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
+          WHERE e.id = ANY($1::bigint[]) ORDER BY e.id FOR UPDATE OF e`,
+        { bind: [events.map((e) => e.entry.id)], type: QueryTypes.SELECT, transaction: tx },
+      );
+  const tailOf = new Map(tails.map((t) => [Number(t.id), t]));
+  const createdAt = clock.now().toISOString();
+  const rows = events.map(({ entry, kind, data }) => {
+    const tail = tailOf.get(entry.id);
+    const event = {
+      id: randomUUID(),
+      entryId: entry.id,
+      kind,
+      actorType: actor.actorType,
+      actorId: actor.actorId,
+      data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+      createdAt,
+    };
+    const prevHash = tail?.hash ?? null;
+    return {
+      id: event.id,
+      entry_id: entry.id,
+      workspace_id: entry.workspace_id,
+      seq: (tail?.seq ?? 0) + 1,
+      kind,
+      data: event.data,
+      prev_hash: prevHash,
+      hash: hashEvent(prevHash, event),
+    };
+  });
+  await db().query(
+    `INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
+     SELECT r.id, r.entry_id, r.workspace_id, r.seq, r.kind, $2::text, $3::text, r.data, $4::timestamptz, r.prev_hash, r.hash
+       FROM jsonb_to_recordset($1::jsonb)
+         AS r(id uuid, entry_id bigint, workspace_id int, seq int, kind text, data jsonb, prev_hash text, hash text)`,
+    { bind: [JSON.stringify(rows), actor.actorType, actor.actorId, createdAt], transaction: tx },
+  );
+}
+
 const presentEvent = (r: EventRow): EventObject => ({
   id: r.id,
   entryId: r.entry_id,

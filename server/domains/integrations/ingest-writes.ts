@@ -1,0 +1,69 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
+import type { EntryRow } from '../entries/entry-rows.js';
+import type { IngestItem } from '../../../shared/contracts/integrations.js';
+import type { IngestCaller } from './ingest-auth.js';
+
+export type IngestedRow = EntryRow & { external_id: string };
+
+/** externalId → id of the entries this integration already holds among `externalIds`. */
+export async function existingEntryIds(tx: Transaction, integrationId: string, externalIds: string[]): Promise<Map<string, number>> {
+  if (externalIds.length === 0) return new Map();
+  const rows = await db().query<{ id: number; external_id: string }>(
+    `SELECT id, external_id FROM entries WHERE integration_id = $1 AND external_id = ANY($2::text[])`,
+    { bind: [integrationId, externalIds], type: QueryTypes.SELECT, transaction: tx },
+  );
+  return new Map(rows.map((r) => [r.external_id, r.id]));
+}
+
+export type EntryToWrite = { item: IngestItem; fromPartyId: number | null; toPartyId: number | null };
+
+/**
+ * One multi-row INSERT for the whole batch. The unique (integration_id, external_id) index
+ * decides idempotency: a row another transaction wrote first is skipped (ON CONFLICT DO
+ * NOTHING), so it is simply absent from the returned rows. Rows go in externalId order, so
+ * overlapping batches take their index locks in the same order and do not deadlock.
+ */
+export async function insertIngestedEntries(tx: Transaction, caller: IngestCaller, entries: EntryToWrite[]): Promise<IngestedRow[]> {
+  if (entries.length === 0) return [];
+  const rows = entries.map(({ item, fromPartyId, toPartyId }) => ({
+    external_id: item.externalId,
+    project_id: item.projectId,
+    entry_type: item.entryType,
+    base_currency: item.baseCurrency,
+    amount_cents: item.amountCents,
+    from_party_id: fromPartyId,
+    to_party_id: toPartyId,
+    entry_date: item.entryDate,
+    description: item.description ?? null,
+    reference: item.reference ?? null,
+  }));
+  return db().query<IngestedRow>(
+    `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
+                          from_party_id, to_party_id, entry_date, description, reference, created_by, created_at, updated_at,
+                          integration_id, external_id)
+     SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
+            r.entry_date, r.description, r.reference, NULL, $3::timestamptz, $3::timestamptz, $4::uuid, r.external_id
+       FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
+            amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text)
+      ORDER BY r.external_id COLLATE "C"
+     ON CONFLICT (integration_id, external_id) WHERE integration_id IS NOT NULL DO NOTHING
+     RETURNING *`,
+    {
+      bind: [caller.workspaceId, caller.entrySourceId, clock.now(), caller.id, JSON.stringify(rows)],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
+}
+
+/** All entry↔tag links of the batch in one INSERT. */
+export async function insertEntryTags(tx: Transaction, workspaceId: number, links: { entryId: number; tagId: number }[]): Promise<void> {
+  if (links.length === 0) return;
+  await db().query(
+    `INSERT INTO entry_tags (entry_id, tag_id, workspace_id)
+     SELECT l.entry_id, l.tag_id, $1 FROM unnest($2::bigint[], $3::int[]) AS l(entry_id, tag_id)`,
+    { bind: [workspaceId, links.map((l) => l.entryId), links.map((l) => l.tagId)], transaction: tx },
+  );
+}

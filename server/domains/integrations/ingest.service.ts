@@ -1,0 +1,179 @@
+import type { z } from 'zod/v4';
+import { transaction, type Transaction } from '../../db/database.js';
+import { AppError } from '../../lib/errors.js';
+import {
+  IngestEnvelope,
+  IngestItem,
+  type IngestItemResult,
+  type IngestResponse,
+  type PartyRef,
+} from '../../../shared/contracts/integrations.js';
+import { recordEvents, type EventActor } from '../entries/events.js';
+import { entryHooks } from '../entries/entry-hooks.js';
+import type { IngestCaller } from './ingest-auth.js';
+import { findOrCreateParties, findOrCreateTags, type NameIds, type NewParty } from './ingest-names.js';
+import { loadRuleContext, ruleError } from './ingest-rules.js';
+import { existingEntryIds, insertEntryTags, insertIngestedEntries, type IngestedRow } from './ingest-writes.js';
+
+type Candidate = { index: number; item: IngestItem };
+type Results = Map<number, IngestItemResult>;
+
+const MAX_ATTEMPTS = 3;
+const RETRYABLE = new Set(['40P01', '40001']); // deadlock detected, serialization failure
+
+const externalIdOf = (raw: unknown): string | null =>
+  raw && typeof raw === 'object' && typeof (raw as { externalId?: unknown }).externalId === 'string'
+    ? (raw as { externalId: string }).externalId
+    : null;
+
+const describeIssues = (issues: z.core.$ZodIssue[]): string =>
+  issues.map((i) => `${i.path.length ? i.path.join('.') : 'entry'}: ${i.message}`).join('; ');
+
+const created = (c: Candidate, entryId: number): IngestItemResult => ({ externalId: c.item.externalId, status: 'CREATED', entryId });
+const duplicate = (c: Candidate, entryId: number | undefined): IngestItemResult => ({
+  externalId: c.item.externalId,
+  status: 'DUPLICATE',
+  ...(entryId !== undefined ? { entryId } : {}),
+});
+const failed = (externalId: string | null, error: string): IngestItemResult => ({ externalId, status: 'ERROR', error });
+
+/**
+ * POST /api/v1/ingest (CONTRACT §11): each item is validated and judged on its own; the
+ * writable ones go to the database set-based in one transaction. Idempotent per
+ * (integration, externalId) through the unique index, also when identical requests race.
+ */
+export async function ingestEntries(caller: IngestCaller, body: unknown): Promise<IngestResponse> {
+  const envelope = IngestEnvelope.safeParse(body);
+  if (!envelope.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: envelope.error });
+  const raw = envelope.data.entries;
+  const results: Results = new Map();
+  const valid: Candidate[] = [];
+  raw.forEach((entry, index) => {
+    const parsed = IngestItem.safeParse(entry);
+    if (parsed.success) valid.push({ index, item: parsed.data });
+    else results.set(index, failed(externalIdOf(entry), describeIssues(parsed.error.issues)));
+  });
+  if (valid.length > 0) {
+    const written = await withRetry(() => transaction((tx) => writeBatch(tx, caller, valid)));
+    for (const [index, result] of written) results.set(index, result);
+  }
+  const ordered = raw.map((_, index) => results.get(index)!);
+  return {
+    created: ordered.filter((r) => r.status === 'CREATED').length,
+    duplicates: ordered.filter((r) => r.status === 'DUPLICATE').length,
+    failed: ordered.filter((r) => r.status === 'ERROR').length,
+    results: ordered,
+  };
+}
+
+/** A deadlock or serialization failure rolls the whole batch back; it is then simply run again. */
+async function withRetry<T>(work: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (err) {
+      const code = (err as { parent?: { code?: string } }).parent?.code;
+      if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
+    }
+  }
+}
+
+async function writeBatch(tx: Transaction, caller: IngestCaller, candidates: Candidate[]): Promise<Results> {
+  const results: Results = new Map();
+  // 1. already ingested earlier: DUPLICATE, whatever the item says now
+  const existing = await existingEntryIds(tx, caller.id, [...new Set(candidates.map((c) => c.item.externalId))]);
+  const fresh = candidates.filter((c) => {
+    const entryId = existing.get(c.item.externalId);
+    if (entryId !== undefined) results.set(c.index, duplicate(c, entryId));
+    return entryId === undefined;
+  });
+  // 2. per-item rules: project, scope, closed period, parties by id
+  const ctx = await loadRuleContext(
+    tx,
+    caller.workspaceId,
+    fresh.map((c) => c.item),
+  );
+  const accepted = fresh.filter((c) => {
+    const error = ruleError(c.item, caller, ctx);
+    if (error) results.set(c.index, failed(c.item.externalId, error));
+    return !error;
+  });
+  // 3. the same externalId twice in this batch: the first one is written, the later ones are DUPLICATE
+  const first = new Map<string, Candidate>();
+  const repeats: Candidate[] = [];
+  for (const c of accepted) {
+    if (first.has(c.item.externalId)) repeats.push(c);
+    else first.set(c.item.externalId, c);
+  }
+  const toWrite = [...first.values()];
+  // 4. parties and tags by name, found or created
+  const parties = await findOrCreateParties(tx, caller.workspaceId, partiesNamedBy(toWrite));
+  const tags = await findOrCreateTags(tx, caller.workspaceId, [...new Set(toWrite.flatMap((c) => c.item.tagNames ?? []))]);
+  // 5. the entries, set-based; rows a racing request wrote first come back missing
+  const rows = await insertIngestedEntries(
+    tx,
+    caller,
+    toWrite.map((c) => ({
+      item: c.item,
+      fromPartyId: partyIdFor(c.item.fromParty, parties),
+      toPartyId: partyIdFor(c.item.toParty, parties),
+    })),
+  );
+  const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
+  const lost = toWrite.filter((c) => !byExternalId.has(c.item.externalId)).map((c) => c.item.externalId);
+  const raced = await existingEntryIds(tx, caller.id, lost);
+  const entryIdOf = new Map<string, number | undefined>();
+  for (const c of toWrite) {
+    const row = byExternalId.get(c.item.externalId);
+    const result = row ? created(c, row.id) : duplicate(c, raced.get(c.item.externalId));
+    results.set(c.index, result);
+    entryIdOf.set(c.item.externalId, result.entryId);
+  }
+  for (const c of repeats) results.set(c.index, duplicate(c, entryIdOf.get(c.item.externalId)));
+  // 6. tags, audit events and the in-transaction hooks (review auto-queue) for the created entries
+  await insertEntryTags(tx, caller.workspaceId, tagLinks(toWrite, byExternalId, tags));
+  const actor: EventActor = { actorType: 'INTEGRATION', actorId: caller.id };
+  await recordEvents(tx, rows.map(createdEvent), actor, { newEntries: true });
+  if (rows.length > 0) await entryHooks.created(tx, rows, actor);
+  return results;
+}
+
+function partiesNamedBy(items: Candidate[]): NewParty[] {
+  const wanted = new Map<string, NewParty>();
+  for (const { item } of items) {
+    for (const ref of [item.fromParty, item.toParty]) {
+      if (!ref || !('name' in ref) || wanted.has(ref.name)) continue;
+      wanted.set(ref.name, { name: ref.name, partyType: ref.partyType ?? 'ORGANIZATION', country: ref.country ?? null });
+    }
+  }
+  return [...wanted.values()];
+}
+
+function partyIdFor(ref: PartyRef | undefined, byName: NameIds): number | null {
+  if (!ref) return null;
+  return 'id' in ref ? ref.id : (byName.get(ref.name) ?? null);
+}
+
+function tagLinks(items: Candidate[], rows: Map<string, IngestedRow>, tags: NameIds): { entryId: number; tagId: number }[] {
+  const links: { entryId: number; tagId: number }[] = [];
+  for (const { item } of items) {
+    const row = rows.get(item.externalId);
+    if (!row || !item.tagNames) continue;
+    const tagIds = new Set(item.tagNames.map((name) => tags.get(name)).filter((id): id is number => id !== undefined));
+    for (const tagId of tagIds) links.push({ entryId: row.id, tagId });
+  }
+  return links;
+}
+
+const createdEvent = (row: IngestedRow) => ({
+  entry: row,
+  kind: 'ENTRY_CREATED' as const,
+  data: {
+    entryType: row.entry_type,
+    amountCents: row.amount_cents,
+    baseCurrency: row.base_currency.trim(),
+    entryDate: row.entry_date,
+    projectId: row.project_id,
+    externalId: row.external_id,
+  },
+});
