@@ -1,0 +1,147 @@
+/**
+ * Generates a large, deterministic dataset for benchmarks, entirely in SQL
+ * (INSERT … SELECT generate_series, pseudo-random values from hashint8extended):
+ *
+ *   tsx bench/generate-dataset.ts [--entries 1000000] [--fresh]
+ *
+ * One workspace ("Bench <n>") with 20 projects, 500 parties, 50 tags and `entries` entries over
+ * three years (2024–2026): 40 % INCOME; statuses 50 % PENDING, 15 % UNDER_REVIEW, 25 % COMPLETED,
+ * 4 % VOIDED, 3 % REJECTED, 3 % CANCELLED; currencies 80 % USD, 15 % EUR, 5 % JPY; 0–3 tags each
+ * (1.5 on average). Parties as in real books: the first 5 are the workspace's own accounts, the
+ * other 495 counterparties; INCOME runs counterparty → own account, EXPENSE own account →
+ * counterparty; 5 % of entries lack the from-party and 5 % the to-party.
+ */
+import { QueryTypes } from 'sequelize';
+import type { Sequelize } from 'sequelize-typescript';
+import { openBenchDatabase } from './bench-db.js';
+
+export type GeneratedDataset = { workspaceId: number; projectIds: number[]; entries: number; seconds: number };
+
+const PROJECTS = 20;
+const PARTIES = 500;
+/** parties 1..OWN are the workspace's own accounts */
+const OWN = 5;
+const TAGS = 50;
+const BATCH = 100_000;
+
+async function one<T extends object>(db: Sequelize, sql: string, bind: unknown[] = []): Promise<T> {
+  const [row] = await db.query<T>(sql, { bind, type: QueryTypes.SELECT });
+  return row;
+}
+
+async function ids(db: Sequelize, sql: string, bind: unknown[]): Promise<number[]> {
+  return (await db.query<{ id: number }>(sql, { bind, type: QueryTypes.SELECT })).map((r) => r.id);
+}
+
+/**
+ * Index-only scans need the visibility map set; a VACUUM that runs while another snapshot
+ * (autovacuum's ANALYZE, say) is open cannot set it, so repeat until nearly every page is.
+ */
+async function vacuumUntilAllVisible(db: Sequelize, table: string): Promise<void> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    await db.query(`VACUUM (ANALYZE) ${table}`);
+    const { pages, visible } = await one<{ pages: number; visible: number }>(
+      db,
+      'SELECT relpages AS pages, relallvisible AS visible FROM pg_class WHERE oid = $1::regclass',
+      [table],
+    );
+    if (visible >= pages * 0.99) return;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+}
+
+export async function generateDataset(db: Sequelize, entries: number, log: (m: string) => void = console.log): Promise<GeneratedDataset> {
+  const started = Date.now();
+  const { id: workspaceId } = await one<{ id: number }>(
+    db,
+    `INSERT INTO workspaces (name, base_currency) VALUES ($1, 'USD') RETURNING id`,
+    [`Bench ${entries.toLocaleString('en-US')}`],
+  );
+  const { id: sourceId } = await one<{ id: number }>(
+    db,
+    `INSERT INTO entry_sources (workspace_id, kind, name) VALUES ($1, 'MANUAL', 'Manual') RETURNING id`,
+    [workspaceId],
+  );
+  const projectIds = await ids(
+    db,
+    `INSERT INTO projects (workspace_id, name, code) SELECT $1, 'Project ' || g, 'P' || g FROM generate_series(1, ${PROJECTS}) g RETURNING id`,
+    [workspaceId],
+  );
+  const partyIds = await ids(
+    db,
+    `INSERT INTO parties (workspace_id, name, party_type, country)
+     SELECT $1, CASE WHEN g <= ${OWN} THEN 'Own account ' || g ELSE 'Party ' || g END,
+            CASE WHEN g % 4 = 0 THEN 'PERSON' ELSE 'ORGANIZATION' END, (ARRAY['US','DE','FR','GB','NL'])[1 + g % 5]
+       FROM generate_series(1, ${PARTIES}) g RETURNING id`,
+    [workspaceId],
+  );
+  const tagIds = await ids(
+    db,
+    `INSERT INTO tags (workspace_id, name) SELECT $1, 'tag-' || g FROM generate_series(1, ${TAGS}) g RETURNING id`,
+    [workspaceId],
+  );
+
+  for (let first = 1; first <= entries; first += BATCH) {
+    const last = Math.min(entries, first + BATCH - 1);
+    await db.query(
+      `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, status_reason, base_currency,
+                            amount_cents, from_party_id, to_party_id, entry_date, description, reference)
+       SELECT $1, ($2::int[])[1 + h.p % ${PROJECTS}], $3,
+              CASE WHEN h.t % 100 < 40 THEN 'INCOME' ELSE 'EXPENSE' END,
+              s.status, CASE WHEN s.status IN ('VOIDED', 'REJECTED', 'CANCELLED') THEN 'bench' END,
+              CASE WHEN h.c % 100 < 80 THEN 'USD' WHEN h.c % 100 < 95 THEN 'EUR' ELSE 'JPY' END,
+              100 + h.a % 2000000 * (1 + h.a % 7),
+              CASE WHEN h.f % 100 < 5 THEN NULL WHEN h.t % 100 < 40 THEN ($4::int[])[1 + ${OWN} + h.f % ${PARTIES - OWN}]
+                   ELSE ($4::int[])[1 + h.f % ${OWN}] END,
+              CASE WHEN h.o % 100 < 5 THEN NULL WHEN h.t % 100 < 40 THEN ($4::int[])[1 + h.o % ${OWN}]
+                   ELSE ($4::int[])[1 + ${OWN} + h.o % ${PARTIES - OWN}] END,
+              date '2024-01-01' + (h.d % 1096)::int,
+              'Bench entry ' || g, 'REF-' || g
+         FROM generate_series($5::bigint, $6::bigint) g
+        CROSS JOIN LATERAL (SELECT abs(hashint8extended(g, 1)) AS p, abs(hashint8extended(g, 2)) AS t, abs(hashint8extended(g, 3)) AS st,
+                                   abs(hashint8extended(g, 4)) AS c, abs(hashint8extended(g, 5)) AS a, abs(hashint8extended(g, 6)) AS f,
+                                   abs(hashint8extended(g, 7)) AS o, abs(hashint8extended(g, 8)) AS d) h
+        CROSS JOIN LATERAL (SELECT CASE WHEN h.st % 100 < 50 THEN 'PENDING' WHEN h.st % 100 < 65 THEN 'UNDER_REVIEW'
+                                        WHEN h.st % 100 < 90 THEN 'COMPLETED' WHEN h.st % 100 < 94 THEN 'VOIDED'
+                                        WHEN h.st % 100 < 97 THEN 'REJECTED' ELSE 'CANCELLED' END AS status) s`,
+      { bind: [workspaceId, projectIds, sourceId, partyIds, first, last], type: QueryTypes.INSERT },
+    );
+    log(`  entries ${last.toLocaleString('en-US')} / ${entries.toLocaleString('en-US')}`);
+  }
+  // 0–3 distinct tags per entry: offsets 7, 14, 21 from a per-entry start never collide modulo 50
+  await db.query(
+    `INSERT INTO entry_tags (entry_id, tag_id, workspace_id)
+     SELECT e.id, ($2::int[])[1 + (abs(hashint8extended(e.id, 9)) + k * 7) % ${TAGS}], e.workspace_id
+       FROM entries e CROSS JOIN generate_series(1, 3) k
+      WHERE e.workspace_id = $1 AND k <= abs(hashint8extended(e.id, 10)) % 4`,
+    { bind: [workspaceId, tagIds], type: QueryTypes.INSERT },
+  );
+  log('  tags done; VACUUM ANALYZE');
+  for (const table of ['entries', 'entry_tags']) await vacuumUntilAllVisible(db, table);
+  return { workspaceId, projectIds, entries, seconds: (Date.now() - started) / 1000 };
+}
+
+function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const entries = Number(argValue('--entries') ?? 1_000_000);
+  if (!Number.isInteger(entries) || entries < 1) throw new Error('--entries must be a positive integer');
+  const bench = await openBenchDatabase({ fresh: process.argv.includes('--fresh') });
+  try {
+    console.log(`generating ${entries.toLocaleString('en-US')} entries in ${bench.url.replace(/\/\/[^@]*@/, '//')}`);
+    const result = await generateDataset(bench.sequelize, entries);
+    console.log(`workspace ${result.workspaceId}: ${entries.toLocaleString('en-US')} entries in ${result.seconds.toFixed(1)} s`);
+  } finally {
+    await bench.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  main().catch((err) => {
+    console.error(err);
+    process.exitCode = 1;
+  });
+}

@@ -1,0 +1,41 @@
+import type { FlowRow, ReportFilters } from '../../../../shared/contracts/reports.js';
+import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { UNASSIGNED } from './by-party.js';
+
+type Row = {
+  from_party_id: number | null;
+  from_party_name: string | null;
+  to_party_id: number | null;
+  to_party_name: string | null;
+  total_cents: number;
+  entry_count: number;
+};
+
+/**
+ * Money moving from one party to another: one link per (fromParty, toParty) pair, whatever
+ * the entry type; a missing side is `null` / "Unassigned". Largest links first.
+ */
+export async function flowsReport(s: ReportScope, f: ReportFilters): Promise<FlowRow[]> {
+  const params = new Params();
+  const where = countedEntriesWhere(f, s.reach, params);
+  const rows = await selectRows<Row>(
+    `SELECT a.from_party_id, fp.name AS from_party_name, a.to_party_id, tp.name AS to_party_name, a.total_cents, a.entry_count
+       FROM (SELECT e.from_party_id, e.to_party_id, sum(e.amount_cents) AS total_cents, count(*) AS entry_count
+               FROM entries e
+              WHERE ${where}
+              GROUP BY e.from_party_id, e.to_party_id) a
+       LEFT JOIN parties fp ON fp.id = a.from_party_id
+       LEFT JOIN parties tp ON tp.id = a.to_party_id
+      ORDER BY a.total_cents DESC, a.from_party_id ASC NULLS LAST, a.to_party_id ASC NULLS LAST`,
+    params,
+    s.tx,
+  );
+  return rows.map((r) => ({
+    fromPartyId: r.from_party_id,
+    fromPartyName: r.from_party_id === null ? UNASSIGNED : (r.from_party_name ?? UNASSIGNED),
+    toPartyId: r.to_party_id,
+    toPartyName: r.to_party_id === null ? UNASSIGNED : (r.to_party_name ?? UNASSIGNED),
+    totalCents: r.total_cents,
+    entryCount: r.entry_count,
+  }));
+}

@@ -1,0 +1,134 @@
+import { z } from 'zod/v4';
+import { Currency, IntId, IsoDate } from './common.js';
+
+/** CONTRACT §12: raw values per entry type in a distribution. */
+export const DISTRIBUTION_VALUES_LIMIT = 10_000;
+/** A zero-filled timeline longer than this is refused (400) rather than built. */
+export const TIMELINE_MAX_PERIODS = 100_000;
+
+export const COUNTED_STATUSES = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'] as const;
+
+/** Filters every report takes besides its dates (CONTRACT §11). */
+const ReportFilters = {
+  workspaceId: IntId,
+  projectId: IntId.optional().describe('only entries of this project'),
+  currency: Currency.optional().describe('only entries in this base currency'),
+};
+const DateRange = {
+  from: IsoDate.optional().describe('first day, inclusive'),
+  to: IsoDate.optional().describe('last day, inclusive'),
+};
+const fromNotAfterTo = (q: { from?: string; to?: string }) => !(q.from && q.to && q.from > q.to);
+const RANGE_MESSAGE = { message: 'from must not be after to', path: ['from'] };
+
+export const ReportQuery = z.object({ ...ReportFilters, ...DateRange }).refine(fromNotAfterTo, RANGE_MESSAGE);
+export const TimelineGroupBy = z.enum(['day', 'week', 'month']);
+export const TimelineQuery = z
+  .object({
+    ...ReportFilters,
+    ...DateRange,
+    groupBy: TimelineGroupBy.default('month').describe('day (YYYY-MM-DD), ISO week (YYYY-Www) or month (YYYY-MM)'),
+  })
+  .refine(fromNotAfterTo, RANGE_MESSAGE);
+export const CalendarQuery = z.object({
+  ...ReportFilters,
+  year: z.coerce.number().int().min(1).max(9999).describe('calendar year; replaces from/to'),
+});
+
+const Cents = z.number().int();
+const Count = z.number().int().min(0);
+
+export const CurrencyBreakdownRow = z.object({
+  currency: z.string(),
+  incomeCents: Cents,
+  expenseCents: Cents,
+  netCents: Cents,
+  entryCount: Count,
+});
+export const SummaryReport = z.object({
+  totalIncomeCents: Cents,
+  totalExpenseCents: Cents,
+  netCents: Cents,
+  entryCount: Count,
+  avgTransactionCents: Cents,
+  currency: z.string().nullable().describe('the one currency, MIXED, or null when there are no entries'),
+  currencies: z.array(z.string()),
+  isCurrencyMixed: z.boolean(),
+  currencyBreakdown: z.array(CurrencyBreakdownRow),
+});
+
+export const TimelineRow = z.object({
+  period: z.string().describe('YYYY-MM-DD, YYYY-Www or YYYY-MM'),
+  incomeCents: Cents,
+  expenseCents: Cents,
+  netCents: Cents,
+  entryCount: Count,
+});
+
+export const PartyRow = z.object({
+  partyId: z.number().int().nullable(),
+  partyName: z.string(),
+  partyType: z.string().nullable(),
+  country: z.string().nullable(),
+  totalIncomeCents: Cents,
+  totalExpenseCents: Cents,
+  entryCount: Count,
+});
+
+export const TagRow = z.object({
+  tagId: z.number().int(),
+  tagName: z.string(),
+  totalCents: Cents,
+  incomeCents: Cents,
+  expenseCents: Cents,
+  entryCount: Count,
+});
+
+export const ProjectRow = z.object({
+  projectId: z.number().int(),
+  projectName: z.string(),
+  totalIncomeCents: Cents,
+  totalExpenseCents: Cents,
+  netCents: Cents,
+  entryCount: Count,
+});
+
+export const FlowRow = z.object({
+  fromPartyId: z.number().int().nullable(),
+  fromPartyName: z.string(),
+  toPartyId: z.number().int().nullable(),
+  toPartyName: z.string(),
+  totalCents: Cents,
+  entryCount: Count,
+});
+
+export const CalendarDay = z.object({ date: IsoDate, totalCents: Cents.describe('income positive, expense negative'), entryCount: Count });
+
+export const DistributionStats = z.object({
+  count: Count,
+  min: Cents.nullable(),
+  max: Cents.nullable(),
+  mean: Cents.nullable(),
+  median: Cents.nullable(),
+  q1: Cents.nullable(),
+  q3: Cents.nullable(),
+  values: z.array(Cents).describe(`ascending; the smallest ${DISTRIBUTION_VALUES_LIMIT} when there are more`),
+  valuesTruncated: z.literal(true).optional().describe(`present when count > ${DISTRIBUTION_VALUES_LIMIT}`),
+});
+export const DistributionReport = z.object({ INCOME: DistributionStats, EXPENSE: DistributionStats });
+
+export type ReportQuery = z.infer<typeof ReportQuery>;
+export type ReportFilters = { workspaceId: number; projectId?: number; currency?: string; from?: string; to?: string };
+export type TimelineQuery = z.infer<typeof TimelineQuery>;
+export type TimelineGroupBy = z.infer<typeof TimelineGroupBy>;
+export type CalendarQuery = z.infer<typeof CalendarQuery>;
+export type SummaryReport = z.infer<typeof SummaryReport>;
+export type CurrencyBreakdownRow = z.infer<typeof CurrencyBreakdownRow>;
+export type TimelineRow = z.infer<typeof TimelineRow>;
+export type PartyRow = z.infer<typeof PartyRow>;
+export type TagRow = z.infer<typeof TagRow>;
+export type ProjectRow = z.infer<typeof ProjectRow>;
+export type FlowRow = z.infer<typeof FlowRow>;
+export type CalendarDay = z.infer<typeof CalendarDay>;
+export type DistributionStats = z.infer<typeof DistributionStats>;
+export type DistributionReport = z.infer<typeof DistributionReport>;

@@ -1,0 +1,74 @@
+import { QueryTypes } from 'sequelize';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../server/db/database.js';
+import { startServer } from '../support/http.js';
+import { buildDataset, report, type Dataset } from './dataset.js';
+
+/**
+ * by-tag keeps allocating to the cent when tags change after the entries were created: the
+ * ranks it uses (migration 0006) follow every way tags are written.
+ */
+let d: Dataset;
+
+beforeAll(async () => {
+  d = await buildDataset(await startServer());
+});
+
+const tagRow = (tagId: number, tagName: string, incomeCents: number, expenseCents: number, entryCount: number) => ({
+  tagId,
+  tagName,
+  totalCents: incomeCents + expenseCents,
+  incomeCents,
+  expenseCents,
+  entryCount,
+});
+
+/** Every stored rank equals a fresh row_number() over the entry's tags. */
+async function ranksAreFresh(): Promise<void> {
+  const stale = await db().query<{ n: number }>(
+    `SELECT count(*) AS n FROM entry_tags et
+       JOIN (SELECT entry_id, tag_id, row_number() OVER w AS tag_rank, count(*) OVER w AS tag_count FROM entry_tags
+             WINDOW w AS (PARTITION BY entry_id ORDER BY tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) r
+         ON r.entry_id = et.entry_id AND r.tag_id = et.tag_id
+      WHERE (et.tag_rank, et.tag_count) IS DISTINCT FROM (r.tag_rank::int, r.tag_count::int)`,
+    { type: QueryTypes.SELECT },
+  );
+  expect(stale[0].n).toBe(0);
+}
+
+describe('by-tag after tag changes', () => {
+  it('re-ranks when an entry gets a lower tag id than the ones it had', async () => {
+    await ranksAreFresh();
+    // E2 251 over [alpha, beta, gamma]: 83 each, remainder 2 to alpha and beta
+    const res = await d.api.put(`/entries/${d.entries.E2}/tags`, { tagIds: [d.gamma, d.alpha, d.beta] }, { token: d.token });
+    expect(res.status, res.text).toBe(200);
+    expect(await report(d, 'by-tag')).toEqual([
+      tagRow(d.alpha, 'alpha', 36, 1084, 4),
+      tagRow(d.gamma, 'gamma', 34, 416, 4),
+      tagRow(d.beta, 'beta', 35, 84, 3),
+    ]);
+    await ranksAreFresh();
+  });
+
+  it('re-ranks the entries of a deleted tag', async () => {
+    const res = await d.api.del(`/tags/${d.alpha}`, { token: d.token });
+    expect(res.status, res.text).toBe(200);
+    // E1 100 → 50/50, E2 251 → 126/125, E4 5 → 3/2, E6 333 → gamma; E3 is untagged now
+    expect(await report(d, 'by-tag')).toEqual([tagRow(d.gamma, 'gamma', 52, 458, 4), tagRow(d.beta, 'beta', 53, 126, 3)]);
+    await ranksAreFresh();
+  });
+
+  it('follows raw SQL writes too (ingest, imports)', async () => {
+    await db().query(`INSERT INTO entry_tags (entry_id, tag_id, workspace_id) VALUES ($1, $2, $3), ($4, $2, $3)`, {
+      bind: [d.entries.E5, d.beta, d.workspaceId, d.entries.E7],
+      type: QueryTypes.INSERT,
+    });
+    await db().query(`DELETE FROM entry_tags WHERE entry_id = $1 AND tag_id = $2`, {
+      bind: [d.entries.E6, d.gamma],
+      type: QueryTypes.DELETE,
+    });
+    // beta gains E5 5000 and E7 1 (income); gamma loses E6 333
+    expect(await report(d, 'by-tag')).toEqual([tagRow(d.beta, 'beta', 5054, 126, 5), tagRow(d.gamma, 'gamma', 52, 125, 3)]);
+    await ranksAreFresh();
+  });
+});
