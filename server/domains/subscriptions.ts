@@ -1,3 +1,7 @@
+import { entryHooks } from './entries/entry-hooks.js';
+import { queueReviewsForNewEntries, requeueAfterEdit } from './accounting/reviews/review-queue.js';
+import { markSyncsStale } from './accounting/sync/stale-on-change.js';
+
 let registered = false;
 
 /**
@@ -8,5 +12,8 @@ export function registerSubscriptions(): void {
   if (registered) return;
   registered = true;
   // accounting/reviews: queue reviews for new entries, re-queue CHANGES_REQUESTED on edit
+  entryHooks.onCreated(queueReviewsForNewEntries);
+  entryHooks.onChanged(requeueAfterEdit);
   // accounting/sync: mark SYNCED records STALE on edit and void
+  entryHooks.onChanged(markSyncsStale);
 }

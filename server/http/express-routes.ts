@@ -3,6 +3,7 @@ import { entriesExportRoutes } from '../domains/entries/export.http.js';
 import { ingestRoutes } from '../domains/integrations/ingest.http.js';
 import { reportsPdfRoutes } from '../domains/reports/pdf/export-pdf.http.js';
 import { documentRoutes } from '../domains/documents/documents.http.js';
+import { webhookRoutes } from '../domains/accounting/webhooks/webhook.http.js';
 
 /**
  * Domain express routes (uploads, downloads, CSV/PDF streams, webhooks, ingest) register here.
@@ -13,3 +14,4 @@ expressRoutes.use(entriesExportRoutes());
 expressRoutes.use(ingestRoutes());
 expressRoutes.use(reportsPdfRoutes());
 expressRoutes.use(documentRoutes());
+expressRoutes.use(webhookRoutes());

@@ -1,6 +1,8 @@
 import { transaction } from '../db/database.js';
 import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
+import { seedDemoDocuments } from './demo-documents.js';
+import { seedDemoAccounting } from './demo-accounting.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -58,6 +60,8 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
   if (admin) {
     // Later domains add their part of the demo data after the entries (documents, accounting …).
     await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
+    await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
   }
   return { seeded: true, workspaceId: base.workspaceId };
 }

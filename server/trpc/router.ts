@@ -8,6 +8,16 @@ import { partiesRouter } from '../domains/parties/parties.router.js';
 import { tagsRouter } from '../domains/tags/tags.router.js';
 import { entriesRouter } from '../domains/entries/entries.router.js';
 import { periodsRouter } from '../domains/accounting/periods/periods.router.js';
+import { reportsRouter } from '../domains/reports/reports.router.js';
+import { integrationsRouter } from '../domains/integrations/integrations.router.js';
+import { documentsRouter } from '../domains/documents/documents.router.js';
+import { connectionsRouter } from '../domains/accounting/connections/connections.router.js';
+import { categoriesRouter } from '../domains/accounting/categories/categories.router.js';
+import { mappingsRouter } from '../domains/accounting/mappings/mappings.router.js';
+import { reviewsRouter } from '../domains/accounting/reviews/reviews.router.js';
+import { accountingDashboardRouter } from '../domains/accounting/dashboard/dashboard.router.js';
+import { syncRouter } from '../domains/accounting/sync/sync.router.js';
+import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
   auth: authRouter,
@@ -19,6 +29,16 @@ export const appRouter = router({
   tags: tagsRouter,
   entries: entriesRouter,
   periods: periodsRouter,
+  reports: reportsRouter,
+  integrations: integrationsRouter,
+  documents: documentsRouter,
+  accountingConnections: connectionsRouter,
+  accountingCategories: categoriesRouter,
+  accountingMappings: mappingsRouter,
+  accountingReviews: reviewsRouter,
+  accountingDashboard: accountingDashboardRouter,
+  accountingSync: syncRouter,
+  ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 
 export type AppRouter = typeof appRouter;

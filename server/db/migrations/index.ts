@@ -1,6 +1,16 @@
 import type { Migration } from './types.js';
 import { m0001 } from './0001-foundation.js';
 import { m0002 } from './0002-entries.js';
+import { m0003 } from './0003-documents.js';
+import { m0004 } from './0004-accounting.js';
+import { m0005 } from './0005-integrations.js';
+import { m0006 } from './0006-report-indexes.js';
+import { m0007 } from './0007-sync.js';
 
-/** Every migration in order. Add new ones at the end; never edit a landed one. */
-export const migrations: Migration[] = [m0001, m0002];
+/** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007];
+
+const names = migrations.map((m) => m.name);
+if (names.some((name, i) => i > 0 && name <= names[i - 1])) {
+  throw new Error(`migrations are out of order: ${names.join(', ')}`);
+}

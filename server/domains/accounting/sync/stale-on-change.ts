@@ -1,0 +1,36 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+import { clock } from '../../../lib/clock.js';
+import type { EntryChange } from '../../entries/entry-hooks.js';
+import type { EntryRow } from '../../entries/entry-rows.js';
+import type { EventActor } from '../../entries/events.js';
+import { recordSyncEvent } from './sync-events.js';
+import type { SyncRow } from './sync-rows.js';
+
+/**
+ * entryHooks.onChanged (CONTRACT §9 "local edit, void, correction: SYNCED → STALE"): inside the
+ * entry's transaction (the entry row is locked), every SYNCED record of the entry becomes STALE
+ * with a SYNC_STALE event. A correction voids the original, so it arrives here as VOIDED.
+ *
+ * A change that came from a connection's own provider — a pull, a KEEP_EXTERNAL, a webhook
+ * (actor SYSTEM or WEBHOOK with the connection's id) — does not make that connection's copy
+ * stale: it already holds the change. Other connections' copies do become STALE.
+ */
+export async function markSyncsStale(
+  tx: Transaction,
+  _before: EntryRow,
+  after: EntryRow,
+  change: EntryChange,
+  who: EventActor,
+): Promise<void> {
+  if (change !== 'EDITED' && change !== 'VOIDED') return;
+  const source = who.actorType === 'SYSTEM' || who.actorType === 'WEBHOOK' ? who.actorId : null;
+  const rows = await db().query<SyncRow>(
+    `UPDATE accounting_syncs SET status = 'STALE', updated_at = :now
+      WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
+      RETURNING *`,
+    { replacements: { entryId: after.id, now: clock.now(), source }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  rows.sort((a, b) => a.connection_id.localeCompare(b.connection_id));
+  for (const sync of rows) await recordSyncEvent(tx, sync, 'SYNC_STALE', { cause: change }, who);
+}

@@ -1,0 +1,92 @@
+import express, { Router, type Request, type RequestHandler, type Response } from 'express';
+import { z } from 'zod/v4';
+import { AppError, badRequest } from '../../../lib/errors.js';
+import { runtime } from '../../../runtime.js';
+import { sendError } from '../../../http/errors.js';
+import { documentExpressPath } from '../../../http/express-paths.js';
+import { WebhookBody, WebhookResult } from '../../../../shared/contracts/sync.js';
+import { handleWebhook } from './webhook-actions.js';
+import { assertProviderSignature, assertWebhookSecret, webhookConnection } from './webhook-auth.js';
+
+export const WEBHOOK_PREFIX = '/webhooks/accounting';
+
+/**
+ * The raw body of a webhook, kept byte for byte for the provider signature. Mounted in app.ts on
+ * WEBHOOK_PREFIX before the global JSON parser (which then leaves the request alone); the bytes
+ * go to res.locals so that the generic body middlewares see no body to inspect.
+ */
+export function webhookRawBody(): RequestHandler[] {
+  return [
+    express.raw({ type: () => true, limit: runtime().config.BODY_LIMIT_BYTES }),
+    (req, res, next) => {
+      res.locals.webhookRawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      req.body = undefined;
+      next();
+    },
+  ];
+}
+
+function parseBody(raw: Buffer): WebhookBody {
+  let value: unknown;
+  try {
+    value = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw badRequest('Malformed JSON body');
+  }
+  if (JSON.stringify(value).includes('\\u0000')) throw badRequest('Text must not contain NUL characters');
+  const parsed = WebhookBody.safeParse(value);
+  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
+  return parsed.data;
+}
+
+/** POST /webhooks/accounting/{connectionId}: the checks of CONTRACT §10 in order, then the action. */
+async function receive(req: Request, res: Response): Promise<void> {
+  const connection = await webhookConnection(String(req.params.connectionId));
+  assertWebhookSecret(connection, req.get('X-Webhook-Secret'));
+  const raw: Buffer = res.locals.webhookRawBody ?? Buffer.alloc(0);
+  assertProviderSignature(connection, req.get('intuit-signature'), raw);
+  res.status(200).json(await handleWebhook(connection, parseBody(raw)));
+}
+
+export function webhookRoutes(): Router {
+  const r = Router();
+  r.post(`${WEBHOOK_PREFIX}/:connectionId`, (req, res) => {
+    receive(req, res).catch((err) => sendError(res, err));
+  });
+  return r;
+}
+
+documentExpressPath(`${WEBHOOK_PREFIX}/{connectionId}`, {
+  post: {
+    operationId: 'receiveAccountingWebhook',
+    tags: ['Accounting webhooks'],
+    summary: 'Receive an event from the accounting system of a connection',
+    description:
+      'No bearer token. Checks, in this order and before any action: unknown or inactive connection → 404; ' +
+      '`config.webhookSecret` set and `X-Webhook-Secret` missing or different → 401; QUICKBOOKS with ' +
+      '`credentials.webhookVerifierToken` and `intuit-signature` not base64(HMAC-SHA256(verifierToken, raw body)) → 401. ' +
+      'The entry is named by `entryId` or by the `externalId` of its sync record on this connection (another ' +
+      'workspace’s entry → 404). A repeated `eventId` is acknowledged with `{received: true, duplicate: true}` and does ' +
+      'nothing. ENTRY_APPROVED → COMPLETED, ENTRY_REJECTED → REJECTED (reason, default "Rejected in the accounting system"), ' +
+      'ENTRY_VOIDED → VOIDED (409 in a closed period), DOCUMENT_REQUESTED → a REQUESTED document (`documentName` required, ' +
+      '`documentType` default BASIS), ENTRY_UPDATED → an ENTRY_UPDATED event keeping `changes`. Status changes bypass the ' +
+      'status table except from VOIDED/CANCELLED (409). Events: actorType WEBHOOK, actorId the connection id.',
+    security: [],
+    requestParams: {
+      path: z.object({ connectionId: z.string() }),
+      header: z.object({
+        'X-Webhook-Secret': z.string().optional().describe('the connection’s config.webhookSecret, when one is set'),
+        'intuit-signature': z.string().optional().describe('QUICKBOOKS: base64(HMAC-SHA256(webhookVerifierToken, raw body))'),
+      }),
+    },
+    requestBody: { required: true, content: { 'application/json': { schema: WebhookBody } } },
+    responses: {
+      '200': { description: 'Processed, or acknowledged as a duplicate', content: { 'application/json': { schema: WebhookResult } } },
+      '400': { description: 'Malformed body, or no entryId/externalId' },
+      '401': { description: 'Webhook secret or signature missing or wrong' },
+      '404': { description: 'Unknown or inactive connection, or entry not found in its workspace' },
+      '409': { description: 'Entry VOIDED or CANCELLED, or (ENTRY_VOIDED) dated in a closed period' },
+      '413': { description: 'Body larger than BODY_LIMIT_BYTES' },
+    },
+  },
+});

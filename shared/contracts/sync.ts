@@ -1,0 +1,131 @@
+import { z } from 'zod/v4';
+import { BigIntId, IntId, IsoDate, PageQuery, Timestamp, Uuid } from './common.js';
+import { DocumentType } from './documents.js';
+
+/* ---------- sync records (CONTRACT §9) ---------- */
+
+export const SYNC_STATUSES = ['PENDING', 'SYNCED', 'FAILED', 'STALE', 'CONFLICT'] as const;
+export const SyncStatus = z.enum(SYNC_STATUSES);
+
+export const SyncObject = z.object({
+  id: Uuid,
+  connectionId: Uuid,
+  entryId: z.number().int(),
+  status: SyncStatus,
+  externalId: z.string().nullable(),
+  externalVersion: z.string().nullable(),
+  lastError: z.string().nullable(),
+  attempts: z.number().int().describe('push attempts made for this record (successful or not)'),
+  lastAttemptAt: Timestamp.nullable(),
+  syncedAt: Timestamp.nullable(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+});
+
+export const SyncListRow = SyncObject.extend({
+  connection: z.object({ id: Uuid, name: z.string(), providerType: z.string() }),
+  entry: z.object({
+    id: z.number().int(),
+    entryType: z.enum(['INCOME', 'EXPENSE']),
+    entryStatus: z.string(),
+    amountCents: z.number().int(),
+    baseCurrency: z.string(),
+    entryDate: IsoDate,
+    description: z.string().nullable(),
+  }),
+});
+
+export const PushInput = z
+  .object({
+    entryId: BigIntId,
+    connectionId: Uuid,
+    dryRun: z.boolean().optional().describe('true: return the exact request the push would send, without sending it or changing anything'),
+  })
+  .strict();
+
+/** What a push would send (`dryRun: true`): nothing is sent, nothing is stored. */
+export const PushPreview = z.object({
+  dryRun: z.literal(true),
+  operation: z.enum(['CREATE', 'UPDATE', 'NONE']).describe('NONE: the entry is SYNCED and unchanged; a push would do nothing'),
+  request: z
+    .object({
+      method: z.string().nullable().describe('null for the MANUAL provider (no external system)'),
+      url: z.string().nullable(),
+      body: z.unknown(),
+    })
+    .nullable(),
+  sync: SyncObject.nullable().describe('the current sync record, null when none exists yet'),
+});
+
+export const PushResult = z.union([SyncObject, PushPreview]);
+
+export const PullInput = z
+  .object({
+    connectionId: Uuid,
+    since: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe("changes since this instant; default: the connection's lastPulledAt (all when never pulled)"),
+  })
+  .strict();
+export const PullResult = z.object({
+  pulled: z.number().int().describe('external records the provider reported changed since `since`'),
+  updated: z.number().int().describe('local entries updated from their external record'),
+  conflicts: z.number().int().describe('records found in conflict (local STALE or FAILED update, external changed)'),
+});
+
+export const ConnectionBody = z.object({ connectionId: Uuid }).strict();
+export const ImportResult = z.object({ imported: z.number().int(), updated: z.number().int() });
+
+export const Resolution = z.enum(['KEEP_LOCAL', 'KEEP_EXTERNAL']);
+export const ResolveConflictInput = z.object({ syncId: Uuid, resolution: Resolution }).strict();
+
+export const EntrySyncsInput = z.object({ entryId: BigIntId });
+export const PendingSyncsInput = z.object({ connectionId: Uuid });
+export const ListSyncsQuery = z.object({ workspaceId: IntId, status: SyncStatus.optional(), ...PageQuery });
+export const SyncIdInput = z.object({ id: Uuid });
+export const RetryResult = z.object({ success: z.boolean() });
+
+export const MAX_RETRY_BATCH = 100;
+export const RetryBatchInput = z.object({ syncIds: z.array(Uuid).min(1).max(MAX_RETRY_BATCH) }).strict();
+export const RetryBatchResult = z.object({
+  success: z.boolean().describe('true when every record was retried successfully'),
+  retried: z.number().int().describe('records that ended SYNCED'),
+  failed: z.number().int().describe('records that did not (not found, not retryable, refused, push failed, conflict unchanged)'),
+});
+
+/* ---------- webhooks (CONTRACT §10) ---------- */
+
+export const WEBHOOK_ACTIONS = ['ENTRY_APPROVED', 'ENTRY_REJECTED', 'ENTRY_VOIDED', 'DOCUMENT_REQUESTED', 'ENTRY_UPDATED'] as const;
+export const WebhookAction = z.enum(WEBHOOK_ACTIONS);
+
+export const WebhookBody = z
+  .object({
+    eventId: z.string().trim().min(1).max(255),
+    action: WebhookAction,
+    entryId: BigIntId.optional(),
+    externalId: z.string().trim().min(1).max(255).optional(),
+    reason: z.string().trim().min(1).max(2000).optional(),
+    documentName: z.string().trim().min(1).max(255).optional(),
+    documentType: DocumentType.optional(),
+    comment: z.string().trim().max(2000).optional(),
+    changes: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const WebhookResult = z.union([
+  z.object({ received: z.literal(true), action: WebhookAction, entryId: z.number().int() }),
+  z.object({ received: z.literal(true), duplicate: z.literal(true) }),
+]);
+
+export type SyncStatus = z.infer<typeof SyncStatus>;
+export type SyncObject = z.infer<typeof SyncObject>;
+export type SyncListRow = z.infer<typeof SyncListRow>;
+export type PushInput = z.infer<typeof PushInput>;
+export type PushPreview = z.infer<typeof PushPreview>;
+export type PullResult = z.infer<typeof PullResult>;
+export type ImportResult = z.infer<typeof ImportResult>;
+export type Resolution = z.infer<typeof Resolution>;
+export type RetryBatchResult = z.infer<typeof RetryBatchResult>;
+export type WebhookBody = z.infer<typeof WebhookBody>;
+export type WebhookAction = z.infer<typeof WebhookAction>;
