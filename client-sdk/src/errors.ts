@@ -18,6 +18,10 @@ export class ApiError extends Error {
   readonly status: number;
   readonly code: string;
   readonly issues?: unknown[];
+  /** The `X-Request-Id` of the failed response, for support requests and log searches. */
+  requestId?: string;
+  /** Seconds to wait before retrying, from `Retry-After` (429 answers). */
+  retryAfterSeconds?: number;
 
   constructor(status: number, code: string, message: string, issues?: unknown[]) {
     super(message);
@@ -29,6 +33,15 @@ export class ApiError extends Error {
 
   /** Builds the error from a failed response, tolerating bodies that are not the service's shape. */
   static async fromResponse(res: Response): Promise<ApiError> {
+    const error = await ApiError.fromBody(res);
+    const requestId = res.headers.get('x-request-id');
+    if (requestId) error.requestId = requestId;
+    const retryAfter = Number(res.headers.get('retry-after') ?? Number.NaN);
+    if (Number.isFinite(retryAfter) && retryAfter >= 0) error.retryAfterSeconds = retryAfter;
+    return error;
+  }
+
+  private static async fromBody(res: Response): Promise<ApiError> {
     const fallbackCode = CODE_BY_STATUS[res.status] ?? (res.status >= 500 ? 'INTERNAL_SERVER_ERROR' : 'HTTP_ERROR');
     const fallbackMessage = res.statusText || `Request failed with status ${res.status}`;
     let body: unknown;

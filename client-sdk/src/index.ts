@@ -2,11 +2,16 @@ import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
 import type { AppRouter } from '../../server/trpc/router.js';
 import { guardUnauthorized } from './guard.js';
 import { joinUrl } from './paths.js';
+import { createFileHelpers, type FileHelpers } from './files.js';
 import { createRestClient, type RestClient } from './rest.js';
 import { SessionManager, type FetchLike, type LogoutReason, type SessionManagerOptions } from './session.js';
 
 export { ApiError, toApiError, type ErrorBody } from './errors.js';
-export type { QueryValue, RequestOptions, RestClient } from './rest.js';
+export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from './rest.js';
+export { fileNameOf, type Download } from './download.js';
+export type { FileHelpers, UploadDocumentInput } from './files.js';
+export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
+export type * from './types.js';
 export {
   ACCESS_TOKEN_TTL_SECONDS,
   REFRESH_GRACE_MS,
@@ -34,8 +39,12 @@ export interface ClientOptions {
 
 export interface Client {
   session: SessionManager;
+  /** Every procedure, typed through AppRouter, at `{baseUrl}/trpc`. */
   trpc: TRPCClient<AppRouter>;
+  /** Any REST path with the session's token: `request` (JSON) and `send` (raw response). */
   rest: RestClient;
+  /** Uploads, downloads and the CSV/PDF exports, which tRPC cannot carry. */
+  files: FileHelpers;
 }
 
 export function createClient(options: ClientOptions): Client {
@@ -47,5 +56,5 @@ export function createClient(options: ClientOptions): Client {
     links: [httpLink({ url: joinUrl(baseUrl, '/trpc'), headers: () => session.authHeaders(), fetch: guardedFetch })],
   });
   const rest = createRestClient({ baseUrl, fetch: guardedFetch, session });
-  return { session, trpc, rest };
+  return { session, trpc, rest, files: createFileHelpers(rest) };
 }

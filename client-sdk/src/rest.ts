@@ -3,42 +3,60 @@ import { joinUrl } from './paths.js';
 import type { FetchLike, SessionManager } from './session.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
+export type Query = Record<string, QueryValue | readonly QueryValue[]>;
 
 export interface RequestOptions {
   /** Appended as a query string; arrays repeat the key, null and undefined are left out. */
-  query?: Record<string, QueryValue | readonly QueryValue[]>;
+  query?: Query;
   /** Sent as JSON when given. */
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
+export interface SendOptions extends Omit<RequestOptions, 'body'> {
+  /** Sent as it is (FormData, Blob, bytes, text); the content type is the caller's or fetch's. */
+  body?: RequestInit['body'];
+}
+
 export interface RestClient {
   /** Sends a request with the bearer token; resolves the parsed body, throws ApiError on non-2xx. */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  /** Sends a request with the bearer token; resolves the raw response (body unread), throws ApiError on non-2xx. */
+  send(method: string, path: string, options?: SendOptions): Promise<Response>;
 }
 
 export function createRestClient(deps: { baseUrl: string; fetch: FetchLike; session: SessionManager }): RestClient {
+  const send = async (method: string, path: string, options: SendOptions = {}): Promise<Response> => {
+    const headers = new Headers(options.headers);
+    const token = deps.session.getToken();
+    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+    const res = await deps.fetch(joinUrl(deps.baseUrl, path) + queryString(options.query), {
+      method: method.toUpperCase(),
+      headers,
+      body: options.body,
+      signal: options.signal,
+    });
+    if (!res.ok) throw await ApiError.fromResponse(res);
+    return res;
+  };
   return {
+    send,
     async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
       const headers = new Headers(options.headers);
       if (!headers.has('accept')) headers.set('accept', 'application/json');
       if (options.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
-      const token = deps.session.getToken();
-      if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
-      const res = await deps.fetch(joinUrl(deps.baseUrl, path) + queryString(options.query), {
-        method: method.toUpperCase(),
-        headers,
+      const res = await send(method, path, {
+        ...options,
+        headers: Object.fromEntries(headers),
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: options.signal,
       });
-      if (!res.ok) throw await ApiError.fromResponse(res);
       return (await readBody(res)) as T;
     },
   };
 }
 
-function queryString(query: RequestOptions['query']): string {
+export function queryString(query: Query | undefined): string {
   if (!query) return '';
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(query)) {

@@ -24,8 +24,14 @@ export function db(): Sequelize {
 
 /** Connection settings of the current database, for clients that must not come from the pool. */
 export function pgClientConfig(): import('pg').ClientConfig {
-  const c = db().config;
-  return { host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database };
+  return clientConfigOf(db());
+}
+
+/** Host, credentials and TLS (`sslmode` of DATABASE_URL) of a Sequelize instance, for a pg.Client of its own. */
+export function clientConfigOf(sequelize: Sequelize): import('pg').ClientConfig {
+  const c = sequelize.config;
+  const ssl = (c.dialectOptions as { ssl?: import('pg').ClientConfig['ssl'] } | undefined)?.ssl;
+  return { host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database, ssl };
 }
 
 export async function closeDatabase(): Promise<void> {

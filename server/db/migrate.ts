@@ -2,6 +2,7 @@ import pg from 'pg';
 import { Umzug, type RunnableMigration } from 'umzug';
 import type { Sequelize } from 'sequelize-typescript';
 import { migrations } from './migrations/index.js';
+import { clientConfigOf } from './database.js';
 
 export type MigrationContext = Sequelize;
 
@@ -35,21 +36,14 @@ export function migrator(sequelize: Sequelize) {
   });
 }
 
-/** Runs pending migrations under an advisory lock held on a connection of its own. */
-export async function migrateUp(sequelize: Sequelize): Promise<void> {
-  const c = sequelize.config;
-  const lock = new pg.Client({
-    host: c.host,
-    port: Number(c.port),
-    user: c.username,
-    password: c.password ?? undefined,
-    database: c.database,
-  });
+/** Runs pending migrations under an advisory lock held on a connection of its own; resolves the names it applied. */
+export async function migrateUp(sequelize: Sequelize): Promise<string[]> {
+  const lock = new pg.Client(clientConfigOf(sequelize));
   // (its own client: the pool may be a single connection, which the migrations need)
   await lock.connect();
   try {
     await lock.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
-    await migrator(sequelize).up();
+    return (await migrator(sequelize).up()).map((m) => m.name);
   } finally {
     await lock.end();
   }
