@@ -115,3 +115,36 @@ describe('GET /metrics', () => {
     expect(delta('OTHER')).toBe(1);
   });
 });
+
+describe('sync outcomes from real pushes', () => {
+  it('a committed MANUAL push counts as PUSHED', async () => {
+    const ws = await buildWorkspace();
+    const { token: t } = await actor(api, { workspaceId: ws.id });
+    const connection = await api.post(
+      '/accounting/connections',
+      {
+        workspaceId: ws.id,
+        providerType: 'MANUAL',
+        name: 'Books',
+        credentials: {},
+        requireReview: false,
+        requireCompletenessForSync: false,
+      },
+      { token: t },
+    );
+    expect(connection.status).toBe(200);
+    const entry = await api.post(
+      '/entries',
+      { projectId: ws.projectIds[0], entryType: 'EXPENSE', baseCurrency: 'USD', amountCents: 500, entryDate: '2026-04-01' },
+      { token: t },
+    );
+    const before = await scrape();
+    const push = await api.post('/accounting/sync/push', { entryId: entry.body.id, connectionId: connection.body.id }, { token: t });
+    expect(push.status).toBe(200);
+    expect(push.body.status).toBe('SYNCED');
+    const after = await scrape();
+    expect(valueOf(after, 'sync_outcomes_total', { status: 'PUSHED' }) - valueOf(before, 'sync_outcomes_total', { status: 'PUSHED' })).toBe(
+      1,
+    );
+  });
+});

@@ -1,3 +1,4 @@
+import { recordSyncOutcome } from '../../../http/metrics.js';
 import type { Transaction } from '../../../db/database.js';
 import { recordEvent, type EventActor } from '../../entries/events.js';
 import type { SyncRow } from './sync-rows.js';
@@ -6,6 +7,7 @@ export type SyncEventKind = 'SYNC_PUSHED' | 'SYNC_FAILED' | 'SYNC_STALE' | 'SYNC
 
 /** A SYNC_* event on the record's entry, naming the record and its connection. */
 export function recordSyncEvent(tx: Transaction, sync: SyncRow, kind: SyncEventKind, data: Record<string, unknown>, who: EventActor) {
+  tx.afterCommit(() => recordSyncOutcome(kind.replace(/^SYNC_/, '')));
   return recordEvent(
     tx,
     { id: sync.entry_id, workspace_id: sync.workspace_id },
