@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { clock } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
@@ -6,13 +7,24 @@ import { runtime } from '../../runtime.js';
 export const ACCESS_TOKEN_SECONDS = 15 * 60;
 export const REFRESH_GRACE_SECONDS = 7 * 60;
 
+let cachedKey: { secret: string; key: KeyObject } | undefined;
+
+/**
+ * The HMAC key as a KeyObject, made once: given a string, jsonwebtoken first tries it as a
+ * public key (which throws) on every verify — about an eighth of a request's CPU.
+ */
+function signingKey(): KeyObject {
+  const { jwtSecret } = runtime().secrets;
+  if (cachedKey?.secret !== jwtSecret) cachedKey = { secret: jwtSecret, key: createSecretKey(Buffer.from(jwtSecret, 'utf8')) };
+  return cachedKey.key;
+}
+
 export type TokenClaims = { sub: string; sid: string; iat: number; exp: number };
 
 export function signAccessToken(userId: string, sessionId: string): string {
-  const { jwtSecret } = runtime().secrets;
   const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
   const iat = clock.nowSeconds();
-  return jwt.sign({ sub: userId, sid: sessionId, iat, exp: iat + ACCESS_TOKEN_SECONDS }, jwtSecret, {
+  return jwt.sign({ sub: userId, sid: sessionId, iat, exp: iat + ACCESS_TOKEN_SECONDS }, signingKey(), {
     algorithm: 'HS256',
     issuer: JWT_ISSUER,
     audience: JWT_AUDIENCE,
@@ -24,11 +36,10 @@ export function signAccessToken(userId: string, sessionId: string): string {
  * `graceSeconds` lets refresh accept a token that expired that long ago.
  */
 export function verifyAccessToken(token: string, graceSeconds = 0): TokenClaims {
-  const { jwtSecret } = runtime().secrets;
   const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
   let payload: jwt.JwtPayload | string;
   try {
-    payload = jwt.verify(token, jwtSecret, {
+    payload = jwt.verify(token, signingKey(), {
       algorithms: ['HS256'],
       issuer: JWT_ISSUER,
       audience: JWT_AUDIENCE,

@@ -1,0 +1,233 @@
+/** Every scenario next to its baseline, measured in the same run (see bench/run.ts). */
+import pg from 'pg';
+import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
+import { ListEntriesQuery } from '../../shared/contracts/entries.js';
+import type { ReadDataset, WriteWorkspace } from './fixtures.js';
+import { cannon, loop, repeat, summarize, type LoadResult } from './load.js';
+import { recordReportSql, replay, type ReportCase } from './report-sql.js';
+import type { ServerProcess } from './server-process.js';
+import type { ResultRow } from './table.js';
+import { exportScenario } from './export-scenario.js';
+import { ingestScenario } from './ingest-scenario.js';
+
+export type BenchSettings = {
+  entries: number;
+  /** autocannon run per side for GET/POST */
+  seconds: number;
+  /** run per side for every list filter mix */
+  listSeconds: number;
+  reportRuns: number;
+  ingestBatches: number;
+  warmupSeconds: number;
+};
+
+export type BenchContext = {
+  server: ServerProcess;
+  token: string;
+  dataset: ReadDataset;
+  writes: WriteWorkspace;
+  settings: BenchSettings;
+  url: string;
+  log: (m: string) => void;
+};
+
+const CONNECTIONS = 10;
+
+function throughputRow(scenario: string, ours: LoadResult, base: LoadResult, peakRssMB: number, min: number): ResultRow {
+  const ratio = ours.perSecond / base.perSecond;
+  const errors = ours.errors + base.errors;
+  return {
+    scenario,
+    unit: 'req/s',
+    ours: ours.perSecond,
+    baseline: base.perSecond,
+    ratio,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB,
+    target: `ratio >= ${min}`,
+    met: ratio >= min && errors === 0,
+    note: errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : undefined,
+  };
+}
+
+async function getById(c: BenchContext): Promise<ResultRow> {
+  const [lo, hi] = c.dataset.entryIds;
+  const auth = { authorization: `Bearer ${c.token}` };
+  const pathFor = () => `/entries/${lo + Math.floor(Math.random() * (hi - lo + 1))}`;
+  await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
+  await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
+  const peak = c.server.watchRss();
+  const ours = await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS });
+  const peakRss = peak();
+  const base = await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.seconds, connections: CONNECTIONS });
+  return throughputRow('GET /entries/{id} vs constant query', ours, base, peakRss, 0.6);
+}
+
+async function postEntry(c: BenchContext): Promise<ResultRow> {
+  const auth = { authorization: `Bearer ${c.token}` };
+  const body = JSON.stringify({
+    projectId: c.writes.projectId,
+    entryType: 'EXPENSE',
+    baseCurrency: 'USD',
+    amountCents: 12_345,
+    entryDate: '2026-01-15',
+    description: 'Bench POST /entries',
+    reference: 'BENCH-POST',
+  });
+  const peak = c.server.watchRss();
+  const ours = await cannon({
+    url: `${c.server.base}/entries`,
+    method: 'POST',
+    headers: auth,
+    body,
+    seconds: c.settings.seconds,
+    connections: CONNECTIONS,
+  });
+  const peakRss = peak();
+  const base = await cannon({
+    url: `${c.server.base}/bench/ping`,
+    method: 'POST',
+    headers: auth,
+    body,
+    seconds: c.settings.seconds,
+    connections: CONNECTIONS,
+  });
+  return throughputRow('POST /entries vs constant mutation', ours, base, peakRss, 0.4);
+}
+
+function listMixes(d: ReadDataset): { name: string; query: Record<string, string | number> }[] {
+  return [
+    { name: 'no filters', query: {} },
+    { name: 'project + INCOME', query: { projectId: d.projectIds[0], entryType: 'INCOME' } },
+    { name: '2025 + COMPLETED', query: { fromDate: '2025-01-01', toDate: '2025-12-31', entryStatus: 'COMPLETED' } },
+    { name: 'party (either side)', query: { partyId: d.partyIds[10] } },
+    { name: '2 tags', query: { tagIds: `${d.tagIds[0]},${d.tagIds[1]}` } },
+    { name: 'amount range by amount', query: { amountMin: 100_000, amountMax: 200_000, sortBy: 'amountCents' } },
+    { name: 'search text', query: { search: 'entry 4242' } },
+    { name: `deep offset ${Math.floor(d.entries / 2).toLocaleString('en-US')}`, query: { offset: Math.floor(d.entries / 2) } },
+  ];
+}
+
+async function listScenario(
+  c: BenchContext,
+  pool: pg.Pool,
+  mix: { name: string; query: Record<string, string | number> },
+): Promise<ResultRow> {
+  const raw = { workspaceId: c.dataset.workspaceId, limit: 20, ...mix.query };
+  const qs = new URLSearchParams(Object.entries(raw).map(([k, v]): [string, string] => [k, String(v)])).toString();
+  const q = ListEntriesQuery.parse(raw);
+  // the same statements as server/domains/entries/list.service.ts, for a member of the whole workspace
+  const { where, orderBy, params } = entryFilterSql(q, { workspaceId: q.workspaceId, all: true });
+  const n = params.length;
+  const rowsSql = `SELECT e.* FROM entries e WHERE ${where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`;
+  const countSql = `SELECT count(*)::bigint AS total FROM entries e WHERE ${where}`;
+  const peak = c.server.watchRss();
+  const ours = await cannon({
+    url: `${c.server.base}/entries?${qs}`,
+    headers: { authorization: `Bearer ${c.token}` },
+    seconds: c.settings.listSeconds,
+    connections: CONNECTIONS,
+  });
+  const peakRss = peak();
+  const base = await loop(c.settings.listSeconds, CONNECTIONS, () =>
+    Promise.all([pool.query(rowsSql, [...params, q.limit, q.offset]), pool.query(countSql, params)]),
+  );
+  const met = ours.p95 <= 50 && ours.errors === 0;
+  return {
+    scenario: `GET /entries: ${mix.name}`,
+    unit: 'req/s',
+    ours: ours.perSecond,
+    baseline: base.perSecond,
+    ratio: ours.perSecond / base.perSecond,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB: peakRss,
+    target: 'p95 <= 50 ms',
+    met,
+    note: ours.errors ? `${ours.errors} failed responses` : undefined,
+  };
+}
+
+const REPORTS: ReportCase[] = [
+  { name: 'summary', path: '/reports/summary', query: {}, call: 'summary' },
+  { name: 'timeline (month)', path: '/reports/timeline', query: { groupBy: 'month' }, call: 'timeline' },
+  { name: 'by-party', path: '/reports/by-party', query: {}, call: 'byParty' },
+  { name: 'by-tag', path: '/reports/by-tag', query: {}, call: 'byTag' },
+  { name: 'by-project', path: '/reports/by-project', query: {}, call: 'byProject' },
+  { name: 'flows', path: '/reports/flows', query: {}, call: 'flows' },
+  { name: 'distribution', path: '/reports/distribution', query: {}, call: 'distribution' },
+  { name: 'calendar (2025)', path: '/reports/calendar', query: { year: 2025 }, call: 'calendar' },
+];
+
+async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase): Promise<ResultRow> {
+  const input = { workspaceId: c.dataset.workspaceId, ...r.query };
+  const url = new URL(r.path, c.server.base);
+  for (const [k, v] of Object.entries(input)) url.searchParams.set(k, String(v));
+  const fetchReport = async () => {
+    const res = await fetch(url, { headers: { authorization: `Bearer ${c.token}` } });
+    const body = await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`${r.path}: ${res.status} ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
+  };
+  await fetchReport(); // warm-up, not counted
+  const statements = await recordReportSql(c.token, r, input);
+  await replay(client, statements);
+  // interleaved (ours, raw, ours, raw …) so that load from other processes hits both sides alike
+  const oursMs: number[] = [];
+  const baseMs: number[] = [];
+  const peak = c.server.watchRss();
+  for (let i = 0; i < c.settings.reportRuns; i++) {
+    oursMs.push((await repeat(1, fetchReport)).p50);
+    baseMs.push((await repeat(1, () => replay(client, statements))).p50);
+  }
+  const peakRss = peak();
+  const ours = summarize(oursMs, oursMs.reduce((a, b) => a + b, 0) / 1000);
+  const base = summarize(baseMs, baseMs.reduce((a, b) => a + b, 0) / 1000);
+  const ratio = ours.p50 / base.p50;
+  return {
+    scenario: `report ${r.name} (whole workspace)`,
+    unit: 'ms (median)',
+    ours: ours.p50,
+    baseline: base.p50,
+    ratio,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB: peakRss,
+    target: 'ratio <= 2',
+    met: ratio <= 2,
+    note: `baseline: ${statements.length} statement(s) replayed (incl. SET LOCAL)`,
+  };
+}
+
+export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
+  const rows: ResultRow[] = [];
+  const step = async (name: string, fn: () => Promise<ResultRow>) => {
+    const t0 = performance.now();
+    const row = await fn();
+    rows.push(row);
+    c.log(
+      `  ${name}: ours ${row.ours.toFixed(1)} ${row.unit}, baseline ${row.baseline.toFixed(1)}, ratio ${row.ratio.toFixed(2)} (${((performance.now() - t0) / 1000).toFixed(1)} s)`,
+    );
+  };
+  const pool = new pg.Pool({ connectionString: c.url, max: CONNECTIONS });
+  const client = new pg.Client({ connectionString: c.url });
+  await client.connect();
+  try {
+    await step('GET /entries/{id}', () => getById(c));
+    for (const mix of listMixes(c.dataset)) await step(`list ${mix.name}`, () => listScenario(c, pool, mix));
+    for (const r of REPORTS) await step(`report ${r.name}`, () => reportScenario(c, client, r));
+    await step('CSV export', () => exportScenario(c));
+    await step('POST /entries', () => postEntry(c));
+    await step('ingest', () => ingestScenario(c));
+  } finally {
+    await client.end();
+    await pool.end();
+  }
+  return rows;
+}

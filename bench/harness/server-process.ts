@@ -1,0 +1,82 @@
+/**
+ * The real server in a child process (`node --import tsx server/main.ts`) on loopback, so the
+ * bench can sample its resident memory from /proc/<pid>/status while it serves.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export type ServerProcess = {
+  base: string;
+  pid: number;
+  /** VmRSS of the server now, in MB */
+  rssMB: () => number;
+  /** samples RSS every 50 ms until the returned function is called; that returns the peak in MB */
+  watchRss: () => () => number;
+  stop: () => Promise<void>;
+};
+
+export async function freePort(): Promise<number> {
+  const srv = http.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+function readRssMB(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return kb / 1024;
+}
+
+async function waitUntilHealthy(base: string, child: ChildProcess, stderr: () => string): Promise<void> {
+  const deadline = Date.now() + 90_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`server exited (${child.exitCode}): ${stderr()}`);
+    try {
+      const res = await fetch(`${base}/healthz`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`server did not become healthy in 90 s: ${stderr()}`);
+}
+
+/** `nodeFlags` go before the script, e.g. `--cpu-prof --cpu-prof-dir=…` (written when the server exits). */
+export async function startServerProcess(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'server/main.ts'], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', SEED_DEMO: 'false' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let errText = '';
+  child.stderr?.on('data', (chunk: Buffer) => (errText = (errText + chunk.toString('utf8')).slice(-4000)));
+  const base = `http://127.0.0.1:${port}`;
+  await waitUntilHealthy(base, child, () => errText);
+  const pid = child.pid!;
+  return {
+    base,
+    pid,
+    rssMB: () => readRssMB(pid),
+    watchRss: () => {
+      let peak = readRssMB(pid);
+      const timer = setInterval(() => (peak = Math.max(peak, readRssMB(pid))), 50);
+      return () => {
+        clearInterval(timer);
+        return Math.max(peak, readRssMB(pid));
+      };
+    },
+    stop: async () => {
+      if (child.exitCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

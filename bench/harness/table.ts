@@ -1,0 +1,58 @@
+/** One row per scenario, printed as a table and written to bench/results.json. */
+export type ResultRow = {
+  scenario: string;
+  /** what ours/baseline measure, e.g. "req/s", "ms (median)", "s", "rows/s" */
+  unit: string;
+  ours: number;
+  baseline: number;
+  /** ours ÷ baseline */
+  ratio: number;
+  /** latencies of ours, in ms */
+  p50: number;
+  p95: number;
+  p99: number;
+  baselineP95: number;
+  peakRssMB: number;
+  target: string;
+  met: boolean;
+  note?: string;
+};
+
+const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(digits)) : '-');
+
+export function printTable(rows: ResultRow[], print: (line: string) => void): void {
+  const header = [
+    'scenario',
+    'unit',
+    'ours',
+    'baseline',
+    'ratio',
+    'p50 ms',
+    'p95 ms',
+    'p99 ms',
+    'base p95',
+    'peak RSS MB',
+    'target',
+    'met',
+  ];
+  const cells = rows.map((r) => [
+    r.scenario,
+    r.unit,
+    fmt(r.ours),
+    fmt(r.baseline),
+    r.ratio.toFixed(2),
+    fmt(r.p50),
+    fmt(r.p95),
+    fmt(r.p99),
+    fmt(r.baselineP95),
+    fmt(r.peakRssMB, 0),
+    r.target,
+    r.met ? 'yes' : 'NO',
+  ]);
+  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
+  const line = (c: string[]) => c.map((v, i) => (i === 0 || i === 1 || i === 10 ? v.padEnd(widths[i]) : v.padStart(widths[i]))).join(' | ');
+  print(line(header));
+  print(widths.map((w) => '-'.repeat(w)).join('-|-'));
+  for (const c of cells) print(line(c));
+  for (const r of rows.filter((x) => x.note)) print(`  ${r.scenario}: ${r.note}`);
+}
