@@ -3,7 +3,7 @@ import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, ISO_TS, listIds, makeEntry, makeParty, makeTag } from '../support/entry-fixtures.js';
+import { entryWorld, ISO_TS, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entry-fixtures.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -18,30 +18,6 @@ function freezeAt(secondsAhead: number): Date {
   return at;
 }
 
-const ENTRY_KEYS = [
-  'amountCents',
-  'baseCurrency',
-  'createdAt',
-  'createdBy',
-  'description',
-  'entryDate',
-  'entrySourceId',
-  'entryStatus',
-  'entryType',
-  'excludeFromSync',
-  'fromPartyId',
-  'id',
-  'isComplete',
-  'isReconciled',
-  'projectId',
-  'reconciledAt',
-  'reconciledBy',
-  'reference',
-  'statusReason',
-  'toPartyId',
-  'updatedAt',
-  'workspaceId',
-];
 const DETAIL_KEYS = [...ENTRY_KEYS, 'documents', 'items', 'parties', 'tags', 'transactions'].sort();
 
 const allBut = (...missing: Permission[]) => PERMISSIONS.filter((p) => !missing.includes(p));

@@ -2,35 +2,10 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, listIds, makeEntry, makeParty, makeTag } from '../support/entry-fixtures.js';
+import { entryWorld, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entry-fixtures.js';
 
 let api: Api;
 afterEach(() => clock.reset());
-
-const ENTRY_KEYS = [
-  'amountCents',
-  'baseCurrency',
-  'createdAt',
-  'createdBy',
-  'description',
-  'entryDate',
-  'entrySourceId',
-  'entryStatus',
-  'entryType',
-  'excludeFromSync',
-  'fromPartyId',
-  'id',
-  'isComplete',
-  'isReconciled',
-  'projectId',
-  'reconciledAt',
-  'reconciledBy',
-  'reference',
-  'statusReason',
-  'toPartyId',
-  'updatedAt',
-  'workspaceId',
-];
 
 type Name = 'E1' | 'E2' | 'E3' | 'E4' | 'E5' | 'E6';
 

@@ -57,3 +57,29 @@ export async function listIds(api: Api, token: string, query: Record<string, str
 export const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 export const SHA256 = /^[0-9a-f]{64}$/;
+
+/** The fields of the entry object of CONTRACT §5, sorted — written out here, not derived from the implementation. */
+export const ENTRY_KEYS = [
+  'amountCents',
+  'baseCurrency',
+  'createdAt',
+  'createdBy',
+  'description',
+  'entryDate',
+  'entrySourceId',
+  'entryStatus',
+  'entryType',
+  'excludeFromSync',
+  'fromPartyId',
+  'id',
+  'isComplete',
+  'isReconciled',
+  'projectId',
+  'reconciledAt',
+  'reconciledBy',
+  'reference',
+  'statusReason',
+  'toPartyId',
+  'updatedAt',
+  'workspaceId',
+];

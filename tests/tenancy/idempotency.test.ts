@@ -1,6 +1,7 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clock } from '../../server/lib/clock.js';
 import { Workspace } from '../../server/db/models/index.js';
-import { actor } from '../support/factories.js';
+import { actor, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 let api: Api;
@@ -9,6 +10,7 @@ beforeAll(async () => {
 });
 
 const countNamed = (name: string) => Workspace.count({ where: { name } });
+afterEach(() => clock.reset());
 
 describe('Idempotency-Key on POST /workspaces (CONTRACT §1)', () => {
   it('replays the first response for the same key and body, creating only one workspace', async () => {
@@ -66,5 +68,48 @@ describe('Idempotency-Key on POST /workspaces (CONTRACT §1)', () => {
     const again = await api.post('/workspaces', { name: 'Nope' }, opts);
     expectErrorBody(again, 403, 'FORBIDDEN');
     expect(again.headers.get('idempotency-replayed')).toBe('true');
+  });
+
+  it('parallel requests with one key do the work once: the others replay it or are told it is still running (409)', async () => {
+    const me = await actor(api);
+    const opts = { token: me.token, headers: { 'Idempotency-Key': 'parallel-1' } };
+    const results = await Promise.all(Array.from({ length: 8 }, () => api.post('/workspaces', { name: 'Parallel' }, opts)));
+    const fresh = results.filter((r) => r.status === 200 && r.headers.get('idempotency-replayed') === null);
+    expect(fresh).toHaveLength(1);
+    for (const r of results) {
+      if (r === fresh[0]) continue;
+      if (r.status === 409) expectErrorBody(r, 409, 'CONFLICT');
+      else {
+        expect(r.headers.get('idempotency-replayed')).toBe('true');
+        expect(r.body).toEqual(fresh[0].body);
+      }
+    }
+    expect(await countNamed('Parallel')).toBe(1);
+  });
+
+  it('the same key on another path is a 409', async () => {
+    const me = await actor(api);
+    const opts = { token: me.token, headers: { 'Idempotency-Key': 'path-1' } };
+    const ws = await api.post('/workspaces', { name: 'Path one' }, opts);
+    expect(ws.status).toBe(200);
+    expectErrorBody(await api.post('/projects', { workspaceId: ws.body.id, name: 'P' }, opts), 409, 'CONFLICT');
+    expect((await api.get('/projects', { token: me.token, query: { workspaceId: ws.body.id } })).body).toHaveLength(0);
+  });
+
+  it('a response is kept for 24 hours, then the key can be used afresh', async () => {
+    const me = await actor(api);
+    const t0 = Date.now();
+    clock.set(() => new Date(t0));
+    const headers = { 'Idempotency-Key': 'day-1' };
+    expect((await api.post('/workspaces', { name: 'Daily' }, { token: me.token, headers })).status).toBe(200);
+    clock.set(() => new Date(t0 + 24 * 3_600_000 - 60_000));
+    const late = await api.post('/workspaces', { name: 'Daily' }, { token: await login(api, me), headers });
+    expect(late.headers.get('idempotency-replayed')).toBe('true');
+    expect(await countNamed('Daily')).toBe(1);
+    clock.set(() => new Date(t0 + 24 * 3_600_000 + 60_000));
+    const after = await api.post('/workspaces', { name: 'Daily' }, { token: await login(api, me), headers });
+    expect(after.status).toBe(200);
+    expect(after.headers.get('idempotency-replayed')).toBeNull();
+    expect(await countNamed('Daily')).toBe(2);
   });
 });
