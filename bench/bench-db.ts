@@ -4,6 +4,7 @@
  * database `fes_bench`, migrated to the latest schema.
  */
 import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import pg from 'pg';
 import type { Sequelize } from 'sequelize-typescript';
@@ -13,7 +14,13 @@ import { migrateUp } from '../server/db/migrate.js';
 
 export const BENCH_DB = 'fes_bench';
 
-export type BenchDatabase = { url: string; sequelize: Sequelize; close: () => Promise<void> };
+export type BenchDatabase = {
+  url: string;
+  sequelize: Sequelize;
+  /** the embedded postmaster's pid (CPU accounting); undefined with BENCH_DATABASE_URL */
+  postgresPid?: number;
+  close: () => Promise<void>;
+};
 
 async function ensureDatabase(serverUrl: string, name: string, fresh: boolean): Promise<void> {
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -42,6 +49,7 @@ export async function openBenchDatabase(opts: { poolMax?: number; fresh?: boolea
   return {
     url,
     sequelize,
+    postgresPid: server ? Number(readFileSync(path.resolve('.data/bench/pg/postmaster.pid'), 'utf8').split('\n')[0]) : undefined,
     close: async () => {
       await closeDatabase();
       await server?.stop();

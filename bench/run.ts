@@ -1,6 +1,7 @@
 /**
  * The benchmark: `npm run bench` (1,000,000 entries) or `npm run bench -- --quick` (100,000 entries,
  * short runs, under 3 minutes). `--rebuild` regenerates the dataset even when one of that size exists;
+ * `--only <text>` runs just the scenarios whose name contains the text;
  * `--cpu-prof` writes the server's CPU profile to .data/bench-prof/ (open it in Chrome DevTools).
  *
  * Builds (or reuses) the dataset in the bench database (bench/bench-db.ts, bench/generate-dataset.ts),
@@ -18,7 +19,7 @@ import { resolveSecrets } from '../server/lib/secrets.js';
 import { setRuntime } from '../server/runtime.js';
 import { openBenchDatabase } from './bench-db.js';
 import { benchUser, createWriteWorkspace, ensureDataset } from './harness/fixtures.js';
-import { startServerProcess } from './harness/server-process.js';
+import { buildServer, startServerProcess } from './harness/server-process.js';
 import { runScenarios, type BenchSettings } from './harness/scenarios.js';
 import { printTable } from './harness/table.js';
 
@@ -26,6 +27,9 @@ const quick = process.argv.includes('--quick');
 const settings: BenchSettings = quick
   ? { entries: 100_000, seconds: 3, listSeconds: 2, reportRuns: 3, ingestBatches: 10, warmupSeconds: 1 }
   : { entries: 1_000_000, seconds: 10, listSeconds: 5, reportRuns: 5, ingestBatches: 50, warmupSeconds: 3 };
+
+const onlyAt = process.argv.indexOf('--only');
+if (onlyAt > 0) settings.only = process.argv[onlyAt + 1];
 
 const log = (m: string) => console.log(m);
 const loadavg = () =>
@@ -52,6 +56,8 @@ async function main(): Promise<void> {
   try {
     const dataset = await ensureDataset(bench.sequelize, settings.entries, log);
     const writes = await createWriteWorkspace(bench.sequelize);
+    log('building the server (npm run build)');
+    buildServer();
     server = await startServerProcess(
       {
         ...secrets,
@@ -64,7 +70,7 @@ async function main(): Promise<void> {
     );
     log(`server pid ${server.pid} on ${server.base}, RSS ${server.rssMB().toFixed(0)} MB; dataset workspace ${dataset.workspaceId}`);
     const token = await benchUser(server.base, [dataset.workspaceId, writes.workspaceId]);
-    const rows = await runScenarios({ server, token, dataset, writes, settings, url: bench.url, log });
+    const rows = await runScenarios({ server, token, dataset, writes, settings, url: bench.url, postgresPid: bench.postgresPid, log });
     const loadAfter = loadavg();
     const totalSeconds = (performance.now() - started) / 1000;
     log('');

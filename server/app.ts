@@ -9,7 +9,7 @@ import { contextFactory } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { expressRoutes } from './http/express-routes.js';
 import { docsRouter } from './http/docs.js';
-import { requestContext, emptyBodyIsJson, rejectNulCharacters } from './http/request-context.js';
+import { requestContext, emptyBodyIsJson, rejectDeepJson, rejectNulCharacters } from './http/request-context.js';
 import { idempotency } from './http/idempotency.js';
 import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
@@ -54,6 +54,7 @@ export function createApp(): Express {
   app.use(WEBHOOK_PREFIX, webhookRawBody()); // raw bytes for the provider signature
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(emptyBodyIsJson);
+  app.use(rejectDeepJson);
   app.use(rejectNulCharacters);
   app.use(idempotency);
   app.use(expressRoutes);

@@ -11,8 +11,8 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
-  JWT_ISSUER: z.string().default('finance-entries-service'),
-  JWT_AUDIENCE: z.string().default('finance-entries-api'),
+  JWT_ISSUER: z.string().max(200).default('finance-entries-service'),
+  JWT_AUDIENCE: z.string().max(200).default('finance-entries-api'),
   SESSION_MAX_AGE_HOURS: z.coerce.number().positive().default(12),
   CREDENTIALS_KEYS: z
     .string()
@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   LOGIN_WINDOW_MINUTES: int(15),
   INGEST_RATE_PER_MINUTE: int(600),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
+  AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { embedded: boolean };

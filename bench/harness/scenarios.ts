@@ -1,11 +1,13 @@
 /** Every scenario next to its baseline, measured in the same run (see bench/run.ts). */
 import pg from 'pg';
 import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
+import { entryPageSql } from '../../server/domains/entries/list.service.js';
 import { ListEntriesQuery } from '../../shared/contracts/entries.js';
 import type { ReadDataset, WriteWorkspace } from './fixtures.js';
-import { cannon, loop, repeat, summarize, type LoadResult } from './load.js';
+import { cannon, loop, repeat, summarize } from './load.js';
 import { recordReportSql, replay, type ReportCase } from './report-sql.js';
 import type { ServerProcess } from './server-process.js';
+import { metered, type Metered } from './cpu.js';
 import type { ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
@@ -19,6 +21,8 @@ export type BenchSettings = {
   reportRuns: number;
   ingestBatches: number;
   warmupSeconds: number;
+  /** run only the scenarios whose step name contains this text (`--only`) */
+  only?: string;
 };
 
 export type BenchContext = {
@@ -28,15 +32,18 @@ export type BenchContext = {
   writes: WriteWorkspace;
   settings: BenchSettings;
   url: string;
+  /** the bench PostgreSQL's postmaster (embedded), for CPU accounting; undefined with BENCH_DATABASE_URL */
+  postgresPid?: number;
   log: (m: string) => void;
 };
 
 const CONNECTIONS = 10;
 
-function throughputRow(scenario: string, ours: LoadResult, base: LoadResult, peakRssMB: number, min: number): ResultRow {
+function throughputRow(scenario: string, ours: Metered, base: Metered, peakRssMB: number, min: number): ResultRow {
   const ratio = ours.perSecond / base.perSecond;
   const errors = ours.errors + base.errors;
   return {
+    cpuPerRequest: { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs, baseServerMs: base.serverCpuMs, baseDbMs: base.dbCpuMs },
     scenario,
     unit: 'req/s',
     ours: ours.perSecond,
@@ -49,7 +56,12 @@ function throughputRow(scenario: string, ours: LoadResult, base: LoadResult, pea
     peakRssMB,
     target: `ratio >= ${min}`,
     met: ratio >= min && errors === 0,
-    note: errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : undefined,
+    note: [
+      errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '',
+      `CPU/request ours ${ours.serverCpuMs.toFixed(2)} ms server + ${ours.dbCpuMs.toFixed(2)} ms PostgreSQL, baseline ${base.serverCpuMs.toFixed(2)} + ${base.dbCpuMs.toFixed(2)}`,
+    ]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 
@@ -60,9 +72,13 @@ async function getById(c: BenchContext): Promise<ResultRow> {
   await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
   await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
   const peak = c.server.watchRss();
-  const ours = await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS });
+  const ours = await metered(c, () =>
+    cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS }),
+  );
   const peakRss = peak();
-  const base = await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.seconds, connections: CONNECTIONS });
+  const base = await metered(c, () =>
+    cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.seconds, connections: CONNECTIONS }),
+  );
   return throughputRow('GET /entries/{id} vs constant query', ours, base, peakRss, 0.6);
 }
 
@@ -78,23 +94,20 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
     reference: 'BENCH-POST',
   });
   const peak = c.server.watchRss();
-  const ours = await cannon({
-    url: `${c.server.base}/entries`,
-    method: 'POST',
-    headers: auth,
-    body,
-    seconds: c.settings.seconds,
-    connections: CONNECTIONS,
-  });
+  const ours = await metered(c, () =>
+    cannon({ url: `${c.server.base}/entries`, method: 'POST', headers: auth, body, seconds: c.settings.seconds, connections: CONNECTIONS }),
+  );
   const peakRss = peak();
-  const base = await cannon({
-    url: `${c.server.base}/bench/ping`,
-    method: 'POST',
-    headers: auth,
-    body,
-    seconds: c.settings.seconds,
-    connections: CONNECTIONS,
-  });
+  const base = await metered(c, () =>
+    cannon({
+      url: `${c.server.base}/bench/ping`,
+      method: 'POST',
+      headers: auth,
+      body,
+      seconds: c.settings.seconds,
+      connections: CONNECTIONS,
+    }),
+  );
   return throughputRow('POST /entries vs constant mutation', ours, base, peakRss, 0.4);
 }
 
@@ -122,7 +135,7 @@ async function listScenario(
   // the same statements as server/domains/entries/list.service.ts, for a member of the whole workspace
   const { where, orderBy, params } = entryFilterSql(q, { workspaceId: q.workspaceId, all: true });
   const n = params.length;
-  const rowsSql = `SELECT e.* FROM entries e WHERE ${where} ORDER BY ${orderBy} LIMIT $${n + 1} OFFSET $${n + 2}`;
+  const rowsSql = entryPageSql(where, orderBy, `$${n + 1}`, `$${n + 2}`);
   const countSql = `SELECT count(*)::bigint AS total FROM entries e WHERE ${where}`;
   const peak = c.server.watchRss();
   const ours = await cannon({
@@ -208,6 +221,7 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
 export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
   const rows: ResultRow[] = [];
   const step = async (name: string, fn: () => Promise<ResultRow>) => {
+    if (c.settings.only && !name.includes(c.settings.only)) return;
     const t0 = performance.now();
     const row = await fn();
     rows.push(row);

@@ -1,9 +1,9 @@
 /**
- * The real server in a child process (`node --import tsx server/main.ts`) on loopback, so the
- * bench can sample its resident memory from /proc/<pid>/status while it serves.
+ * The real server, production build (`npm run build` → `node dist/server/main.js`), in a child
+ * process on loopback, so the bench can sample its resident memory from /proc/<pid>/status while it serves.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -12,6 +12,8 @@ export type ServerProcess = {
   pid: number;
   /** VmRSS of the server now, in MB */
   rssMB: () => number;
+  /** user + system CPU seconds the server process has used so far */
+  cpuSeconds: () => number;
   /** samples RSS every 50 ms until the returned function is called; that returns the peak in MB */
   watchRss: () => () => number;
   stop: () => Promise<void>;
@@ -23,6 +25,32 @@ export async function freePort(): Promise<number> {
   const { port } = srv.address() as AddressInfo;
   await new Promise<void>((resolve) => srv.close(() => resolve()));
   return port;
+}
+
+const CLOCK_TICKS = 100; // USER_HZ on Linux
+
+/** utime + stime of a process, in seconds (fields 14 and 15 of /proc/<pid>/stat). */
+export function readCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+}
+
+/** CPU seconds used so far by a process and its children (the PostgreSQL postmaster and its backends). */
+export function cpuSecondsOfTree(rootPid: number): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const pid = Number(entry);
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (pid === rootPid || parent === rootPid) total += readCpuSeconds(pid);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  return total;
 }
 
 function readRssMB(pid: number): number {
@@ -47,9 +75,14 @@ async function waitUntilHealthy(base: string, child: ChildProcess, stderr: () =>
 }
 
 /** `nodeFlags` go before the script, e.g. `--cpu-prof --cpu-prof-dir=…` (written when the server exits). */
+/** Compiles the server with tsc into dist/ (the production build). */
+export function buildServer(): void {
+  execFileSync('npm', ['run', '--silent', 'build'], { stdio: 'inherit' });
+}
+
 export async function startServerProcess(env: Record<string, string>, nodeFlags: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeFlags, '--import', 'tsx', 'server/main.ts'], {
+  const child = spawn(process.execPath, [...nodeFlags, 'dist/server/main.js'], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', SEED_DEMO: 'false' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -62,6 +95,7 @@ export async function startServerProcess(env: Record<string, string>, nodeFlags:
     base,
     pid,
     rssMB: () => readRssMB(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
     watchRss: () => {
       let peak = readRssMB(pid);
       const timer = setInterval(() => (peak = Math.max(peak, readRssMB(pid))), 50);

@@ -16,6 +16,8 @@ export type ResultRow = {
   target: string;
   met: boolean;
   note?: string;
+  /** CPU time per request of ours and of the baseline: the server process and PostgreSQL, in ms */
+  cpuPerRequest?: { oursServerMs: number; oursDbMs: number; baseServerMs: number; baseDbMs: number };
 };
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(digits)) : '-');

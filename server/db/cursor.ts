@@ -9,13 +9,23 @@ import { pgClientConfig } from './database.js';
  * half-read portal.
  */
 export async function* cursorRows<T>(sql: string, params: unknown[], batchSize = 2000): AsyncGenerator<T> {
+  for await (const rows of cursorBatches<T>(sql, params, { batchSize })) yield* rows;
+}
+
+/** The same, a batch at a time; `rowMode: 'array'` gives each row as an array of its columns. */
+export async function* cursorBatches<T>(
+  sql: string,
+  params: unknown[],
+  opts: { batchSize?: number; rowMode?: 'array' } = {},
+): AsyncGenerator<T[]> {
+  const batchSize = opts.batchSize ?? 2000;
   const client = new pg.Client(pgClientConfig());
   await client.connect();
   try {
-    const cursor = client.query(new Cursor<T>(sql, params));
+    const cursor = client.query(new Cursor<T>(sql, params, { rowMode: opts.rowMode }));
     for (;;) {
       const rows = await cursor.read(batchSize);
-      yield* rows;
+      if (rows.length) yield rows;
       if (rows.length < batchSize) return;
     }
   } finally {

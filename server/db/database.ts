@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Sequelize } from 'sequelize-typescript';
 import type { Transaction } from 'sequelize';
 import { installTypeParsers } from './pg-types.js';
@@ -34,15 +35,47 @@ export function clientConfigOf(sequelize: Sequelize): import('pg').ClientConfig 
   return { host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database, ssl };
 }
 
+const closeHooks = new Set<() => Promise<void>>();
+
+/** Work to finish before the pool closes (e.g. a LISTEN client of its own). */
+export function onDatabaseClose(hook: () => Promise<void>): () => void {
+  closeHooks.add(hook);
+  return () => closeHooks.delete(hook);
+}
+
 export async function closeDatabase(): Promise<void> {
+  await Promise.all([...closeHooks].map((hook) => hook()));
+  closeHooks.clear();
   const s = instance;
   instance = undefined;
   await s?.close();
 }
 
+/** Work to do inside the first transaction of a request (once it commits; again after a rollback). */
+type FirstTransactionHook = { run: (tx: Transaction) => Promise<void>; done: boolean };
+const firstTransactionHook = new AsyncLocalStorage<FirstTransactionHook>();
+
+/** Runs `fn` so that the first committed transaction started under it also runs `hook` (the idempotency mark). */
+export function withFirstTransactionHook<T>(hook: (tx: Transaction) => Promise<void>, fn: () => T): T {
+  return firstTransactionHook.run({ run: hook, done: false }, fn);
+}
+
 /** Runs work in one database transaction; every query inside must be passed `tx`. */
-export function transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return db().transaction((tx) => work(tx));
+export async function transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  const hook = firstTransactionHook.getStore();
+  let ranHook = false;
+  try {
+    return await db().transaction(async (tx) => {
+      if (hook && !hook.done) {
+        hook.done = ranHook = true;
+        await hook.run(tx);
+      }
+      return work(tx);
+    });
+  } catch (err) {
+    if (ranHook) hook!.done = false; // rolled back: the next transaction carries the hook instead
+    throw err;
+  }
 }
 
 export type { Transaction };

@@ -41,6 +41,25 @@ function containsNul(value: unknown, depth = 0): boolean {
   return Object.entries(value).some(([k, v]) => k.includes('\u0000') || containsNul(v, depth + 1));
 }
 
+export const MAX_JSON_DEPTH = 64;
+
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (limit === 0) return true;
+  return Object.values(value).some((v) => nestedDeeperThan(v, limit - 1));
+}
+
+/**
+ * A JSON body nested deeper than any schema of the service is refused up front: tRPC
+ * re-serialises bodies and would overflow the stack on thousands of levels (a 500).
+ */
+export const rejectDeepJson: RequestHandler = (req, res, next) => {
+  if (nestedDeeperThan(req.body, MAX_JSON_DEPTH)) {
+    return sendError(res, new AppError('BAD_REQUEST', `JSON nested deeper than ${MAX_JSON_DEPTH} levels`));
+  }
+  next();
+};
+
 /**
  * PostgreSQL text cannot hold NUL: refuse it up front rather than store something else.
  * Ingest is exempt: there each item is judged on its own (a NUL makes that item an ERROR).

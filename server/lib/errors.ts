@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../shared/contracts/common.js';
 
 export type ErrorCode =
   | 'BAD_REQUEST'
@@ -69,6 +70,30 @@ function zodIssuesOf(err: unknown): unknown[] | undefined {
  * {message, code, issues?} with its status. Unknown errors are masked.
  */
 export function presentError(err: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
+  const presented = presentUnbounded(err);
+  return { ...presented, body: bounded(presented.body) };
+}
+
+/** The documented limits of an error body (openapi.json): a message cut at ERROR_MESSAGE_MAX, the first ERROR_ISSUES_MAX issues. */
+function bounded(body: ErrorBody): ErrorBody {
+  const message = body.message.length > ERROR_MESSAGE_MAX ? `${body.message.slice(0, ERROR_MESSAGE_MAX - 1)}…` : body.message;
+  const issues = body.issues && body.issues.length > ERROR_ISSUES_MAX ? body.issues.slice(0, ERROR_ISSUES_MAX) : body.issues;
+  return issues ? { ...body, message, issues } : { ...body, message };
+}
+
+/**
+ * Keeps the first ERROR_ISSUES_MAX issues of a validation error in the error itself: trpc-to-openapi
+ * copies `error.cause.issues` into REST error bodies after the error formatter has run.
+ */
+export function boundValidationIssues(err: unknown): void {
+  const cause = err instanceof TRPCError ? err.cause : err;
+  if (cause && typeof cause === 'object' && (cause as Error).name === 'ZodError') {
+    const issues = (cause as { issues: unknown[] }).issues;
+    if (Array.isArray(issues) && issues.length > ERROR_ISSUES_MAX) issues.splice(ERROR_ISSUES_MAX);
+  }
+}
+
+function presentUnbounded(err: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
   const mapped = mapKnownError(err);
   if (mapped) return mapped;
   if (err instanceof TRPCError) {

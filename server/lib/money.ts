@@ -30,6 +30,12 @@ const EXPONENTS: Record<string, number> = {
 
 export const currencyExponent = (currency: string): number => EXPONENTS[currency] ?? 2;
 
+/** SQL expression: the ISO 4217 exponent of the currency in `column` (same table as currencyExponent). */
+export const currencyExponentSql = (column: string): string =>
+  `CASE rtrim(${column}) ${Object.entries(EXPONENTS)
+    .map(([code, exponent]) => `WHEN '${code}' THEN ${exponent}`)
+    .join(' ')} ELSE 2 END`;
+
 /** Minor units → decimal string in major units, exact (no floating point): 12345 USD → "123.45". */
 export function formatMinorUnits(amount: number, currency: string): string {
   const exponent = currencyExponent(currency);

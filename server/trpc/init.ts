@@ -1,7 +1,7 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
 import type { Context } from './context.js';
-import { presentError } from '../lib/errors.js';
+import { boundValidationIssues, presentError } from '../lib/errors.js';
 
 export type RouteMeta = OpenApiMeta;
 
@@ -10,6 +10,7 @@ export const t = initTRPC
   .context<Context>()
   .create({
     errorFormatter({ shape, error, ctx }) {
+      boundValidationIssues(error); // REST bodies take the issues from the error, not from this shape
       const { status, body } = presentError(error);
       if (ctx?.transport === 'trpc') {
         // the tRPC client needs its envelope; the SDK reads data.code/httpStatus/issues

@@ -28,19 +28,49 @@ const normalizeErrors = t.middleware(async ({ ctx, next, path }) => {
   return { ...result, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }) };
 });
 
-export const publicProcedure = t.procedure.use(normalizeErrors);
+/** Who may call a procedure, as its builder declared it (read by the security suite, tests/security). */
+export type AccessPolicy = { kind: 'public' } | { kind: 'authenticated' } | { kind: 'permission'; permission: Permission };
 
-export const authedProcedure = publicProcedure.use(async ({ ctx, next }) => {
-  const actor = await authenticateRequest(ctx.req.headers.authorization);
-  return next({ ctx: { ...ctx, actor } });
-});
+const accessPolicies = new WeakMap<object, AccessPolicy>();
+function declares<T extends object>(middleware: T, policy: AccessPolicy): T {
+  // a t.middleware(...) builder is unpacked by .use(): key its functions
+  const fns = '_middlewares' in middleware ? (middleware._middlewares as object[]) : [middleware];
+  for (const fn of fns) accessPolicies.set(fn, policy);
+  return middleware;
+}
+
+/**
+ * The policy of a built procedure: that of the last access middleware in its chain (each builder
+ * below narrows the one before), or undefined when it was not built from these builders.
+ */
+export function accessPolicyOf(procedure: { _def: object }): AccessPolicy | undefined {
+  const { middlewares = [] } = procedure._def as { middlewares?: readonly object[] };
+  return middlewares.reduce<AccessPolicy | undefined>((found, m) => accessPolicies.get(m) ?? found, undefined);
+}
+
+export const publicProcedure = t.procedure.use(declares(normalizeErrors, { kind: 'public' }));
+
+export const authedProcedure = publicProcedure.use(
+  declares(
+    async ({ ctx, next }) => {
+      const actor = await authenticateRequest(ctx.req.headers.authorization);
+      return next({ ctx: { ...ctx, actor } });
+    },
+    { kind: 'authenticated' },
+  ),
+);
 
 /** Authenticated and holding permission `p` (403 otherwise, before any scope check). */
 export const permitted = (p: Permission) =>
-  authedProcedure.use(({ ctx, next }) => {
-    if (!ctx.actor.permissions.has(p)) throw forbidden(`Missing permission ${p}`);
-    return next();
-  });
+  authedProcedure.use(
+    declares(
+      ({ ctx, next }) => {
+        if (!ctx.actor.permissions.has(p)) throw forbidden(`Missing permission ${p}`);
+        return next();
+      },
+      { kind: 'permission', permission: p },
+    ),
+  );
 
 type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 

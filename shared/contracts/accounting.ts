@@ -1,17 +1,38 @@
 import { z } from 'zod/v4';
-import { BigIntId, IntId, PageQuery, QueryBool, Timestamp, Uuid } from './common.js';
+import {
+  BigIntId,
+  BigIntIdValue,
+  CountValue,
+  ERROR_MESSAGE_MAX,
+  EXTERNAL_ID_MAX,
+  IntId,
+  IntIdValue,
+  NAME_MAX,
+  PageQuery,
+  QueryBool,
+  RecordKey,
+  SmallCount,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
 import { EntryObject } from './entries.js';
 
 /* ---------- connections (CONTRACT §7) ---------- */
 
 export const PROVIDER_TYPE_PATTERN = /^[A-Z][A-Z0-9_]{1,49}$/;
 /** MANUAL, QUICKBOOKS, or a custom type served by the generic HTTP adapter (needs config.baseUrl). */
-export const ProviderType = z.string().regex(PROVIDER_TYPE_PATTERN, 'MANUAL, QUICKBOOKS or a custom type matching ^[A-Z][A-Z0-9_]{1,49}$');
+export const ProviderType = z
+  .string()
+  .regex(PROVIDER_TYPE_PATTERN, 'MANUAL, QUICKBOOKS or a custom type matching ^[A-Z][A-Z0-9_]{1,49}$')
+  .meta({ maxLength: 50 });
 export const BUILT_IN_PROVIDERS = ['MANUAL', 'QUICKBOOKS'] as const;
 export const SyncMode = z.enum(['MANUAL', 'MANUAL_PUSH', 'AUTO_PUSH', 'BIDIRECTIONAL']);
 
 /** Provider-specific secrets: write-only, stored encrypted, never returned. */
-export const Credentials = z.record(z.string(), z.unknown()).describe('Provider-specific secrets; write-only, never returned');
+export const Credentials = z.record(RecordKey, z.unknown()).describe('Provider-specific secrets; write-only, never returned');
 
 /** What a QUICKBOOKS connection's credentials must hold (more keys are kept as given). */
 export const QuickBooksCredentials = z
@@ -37,22 +58,25 @@ export const ConnectionConfigInput = z
   })
   .loose();
 
+/** The connection rules refuse a config whose JSON is longer (so no key of it is longer either). */
+export const CONFIG_JSON_MAX = 16 * 1024;
 const Cron = z.string().trim().min(1).max(200).describe('5-field cron expression (minute hour day-of-month month day-of-week)');
 const ConnectionName = z.string().trim().min(1).max(200);
-const ProjectIds = z.array(IntId).max(1000);
+export const MAX_CONNECTION_PROJECTS = 1000;
+const ProjectIds = z.array(IntId).max(MAX_CONNECTION_PROJECTS);
 
 export const ConnectionObject = z.object({
   id: Uuid,
-  workspaceId: z.number().int(),
-  providerType: z.string(),
-  name: z.string(),
-  config: z.record(z.string(), z.unknown()),
+  workspaceId: IntIdValue,
+  providerType: ProviderType,
+  name: Text(NAME_MAX),
+  config: z.record(z.string().max(CONFIG_JSON_MAX), z.unknown()),
   hasWebhookSecret: z.boolean(),
   syncMode: SyncMode,
   requireReview: z.boolean(),
   requireCompletenessForSync: z.boolean(),
-  syncScheduleCron: z.string().nullable(),
-  projectIds: z.array(z.number().int()),
+  syncScheduleCron: Text(200).nullable(),
+  projectIds: z.array(IntIdValue).max(MAX_CONNECTION_PROJECTS),
   isActive: z.boolean(),
   lastPulledAt: Timestamp.nullable(),
   createdAt: Timestamp,
@@ -90,23 +114,24 @@ export const UpdateConnectionInput = z
   .strict();
 
 export const ConnectionIdInput = z.object({ id: Uuid });
-export const BackfillResult = z.object({ queued: z.number().int() });
+export const BackfillResult = z.object({ queued: CountValue });
 
 /* ---------- categories (chart of accounts) ---------- */
 
 export const AccountType = z.enum(['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE']);
-const CategoryCode = z.string().trim().min(1).max(50);
-const CategoryName = z.string().trim().min(1).max(200);
-const ExternalId = z.string().trim().min(1).max(255);
+const CATEGORY_CODE_MAX = 50;
+const CategoryCode = z.string().trim().min(1).max(CATEGORY_CODE_MAX);
+const CategoryName = z.string().trim().min(1).max(NAME_MAX);
+const ExternalId = z.string().trim().min(1).max(EXTERNAL_ID_MAX);
 
 export const CategoryObject = z.object({
   id: Uuid,
-  workspaceId: z.number().int(),
-  code: z.string(),
-  name: z.string(),
+  workspaceId: IntIdValue,
+  code: Text(CATEGORY_CODE_MAX),
+  name: Text(NAME_MAX),
   accountType: AccountType,
   parentId: Uuid.nullable(),
-  externalId: z.string().nullable(),
+  externalId: Text(EXTERNAL_ID_MAX).nullable(),
   isActive: z.boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -144,23 +169,26 @@ export const CategoryIdInput = z.object({ id: Uuid });
 /* ---------- mappings ---------- */
 
 export const ConnectionQuery = z.object({ connectionId: Uuid });
+const EXTERNAL_TYPE_MAX = 100;
+const EXTERNAL_NAME_MAX = 255;
+const TAX_CODE_MAX = 50;
 
 const PartyMappingFields = z
   .object({
     partyId: IntId,
     externalId: ExternalId,
-    externalType: z.string().trim().min(1).max(100),
-    externalName: z.string().trim().min(1).max(255),
+    externalType: z.string().trim().min(1).max(EXTERNAL_TYPE_MAX),
+    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX),
   })
   .strict();
 
 export const PartyMappingObject = z.object({
   id: Uuid,
   connectionId: Uuid,
-  partyId: z.number().int(),
-  externalId: z.string(),
-  externalType: z.string(),
-  externalName: z.string(),
+  partyId: IntIdValue,
+  externalId: Text(EXTERNAL_ID_MAX),
+  externalType: Text(EXTERNAL_TYPE_MAX),
+  externalName: Text(EXTERNAL_NAME_MAX),
   createdAt: Timestamp,
 });
 export const CreatePartyMappingInput = PartyMappingFields.extend({ connectionId: Uuid }).strict();
@@ -168,23 +196,26 @@ export const MAX_PARTY_MAPPING_BATCH = 500;
 export const BatchPartyMappingsInput = z
   .object({ connectionId: Uuid, mappings: z.array(PartyMappingFields).min(1).max(MAX_PARTY_MAPPING_BATCH) })
   .strict();
-export const BatchUpsertResult = z.object({ created: z.number().int(), updated: z.number().int() });
+export const BatchUpsertResult = z.object({
+  created: SmallCount.max(MAX_PARTY_MAPPING_BATCH),
+  updated: SmallCount.max(MAX_PARTY_MAPPING_BATCH),
+});
 
 export const TaxMappingObject = z.object({
   id: Uuid,
   connectionId: Uuid,
-  taxCode: z.string(),
-  externalTaxCodeId: z.string(),
-  externalName: z.string().nullable(),
+  taxCode: Text(TAX_CODE_MAX),
+  externalTaxCodeId: Text(EXTERNAL_ID_MAX),
+  externalName: Text(EXTERNAL_NAME_MAX).nullable(),
   ratePercent: z.number().nullable(),
   createdAt: Timestamp,
 });
 export const CreateTaxMappingInput = z
   .object({
     connectionId: Uuid,
-    taxCode: z.string().trim().min(1).max(50),
+    taxCode: z.string().trim().min(1).max(TAX_CODE_MAX),
     externalTaxCodeId: ExternalId,
-    externalName: z.string().trim().min(1).max(255).optional(),
+    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).optional(),
     ratePercent: z
       .number()
       .min(0)
@@ -194,22 +225,23 @@ export const CreateTaxMappingInput = z
   })
   .strict();
 
-export const ProjectRoute = z.object({ projectId: z.number().int(), projectName: z.string() });
+export const ProjectRoute = z.object({ projectId: IntIdValue, projectName: Text(NAME_MAX) });
+export const ProjectRoutes = z.array(ProjectRoute).max(MAX_CONNECTION_PROJECTS);
 export const SetProjectRoutingInput = z.object({ connectionId: Uuid, projectIds: ProjectIds }).strict();
 export const MappingIdInput = z.object({ id: Uuid });
 
 /* ---------- reviews (CONTRACT §8) ---------- */
 
 export const ReviewStatus = z.enum(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED']);
-const Notes = z.string().trim().min(1).max(2000);
+const Notes = z.string().trim().min(1).max(TEXT_MAX);
 
 export const ReviewObject = z.object({
   id: Uuid,
-  entryId: z.number().int(),
+  entryId: BigIntIdValue,
   connectionId: Uuid.nullable(),
   status: ReviewStatus,
-  reviewerId: z.string().nullable(),
-  notes: z.string().nullable(),
+  reviewerId: UuidValue.nullable(),
+  notes: Text(TEXT_MAX).nullable(),
   categoryId: Uuid.nullable(),
   decidedAt: Timestamp.nullable(),
   createdAt: Timestamp,
@@ -227,9 +259,11 @@ const ReviewIds = z.array(Uuid).min(1).max(MAX_REVIEW_BATCH);
 export const BatchApproveInput = z.object({ reviewIds: ReviewIds, categoryId: Uuid.optional(), notes: Notes.optional() }).strict();
 export const BatchRejectInput = z.object({ reviewIds: ReviewIds, notes: Notes }).strict();
 export const BatchReviewResult = z.object({
-  results: z.array(z.object({ reviewId: z.string(), success: z.boolean(), error: z.string().optional() })),
-  succeeded: z.number().int(),
-  failed: z.number().int(),
+  results: z
+    .array(z.object({ reviewId: UuidValue, success: z.boolean(), error: Text(ERROR_MESSAGE_MAX).optional() }))
+    .max(MAX_REVIEW_BATCH),
+  succeeded: SmallCount.max(MAX_REVIEW_BATCH),
+  failed: SmallCount.max(MAX_REVIEW_BATCH),
 });
 
 export const ListReviewsQuery = z.object({
@@ -244,31 +278,31 @@ export const ListReviewsQuery = z.object({
 /* ---------- summaries ---------- */
 
 export const ExceptionSummary = z.object({
-  failedSyncs: z.number().int(),
-  staleSyncs: z.number().int(),
-  conflictingSyncs: z.number().int(),
-  unreconciledEntries: z.number().int(),
-  requestedDocuments: z.number().int(),
-  rejectedReviews: z.number().int(),
-  changesRequestedReviews: z.number().int(),
+  failedSyncs: CountValue,
+  staleSyncs: CountValue,
+  conflictingSyncs: CountValue,
+  unreconciledEntries: CountValue,
+  requestedDocuments: CountValue,
+  rejectedReviews: CountValue,
+  changesRequestedReviews: CountValue,
 });
 
 export const Dashboard = z.object({
   reviewStats: z.object({
-    queued: z.number().int(),
-    inReview: z.number().int(),
-    approved: z.number().int(),
-    rejected: z.number().int(),
-    changesRequested: z.number().int(),
+    queued: CountValue,
+    inReview: CountValue,
+    approved: CountValue,
+    rejected: CountValue,
+    changesRequested: CountValue,
   }),
   syncStats: z.object({
-    pending: z.number().int(),
-    synced: z.number().int(),
-    failed: z.number().int(),
-    stale: z.number().int(),
-    conflict: z.number().int(),
+    pending: CountValue,
+    synced: CountValue,
+    failed: CountValue,
+    stale: CountValue,
+    conflict: CountValue,
   }),
-  connections: z.array(ConnectionObject),
+  connections: z.array(ConnectionObject).describe('every connection of the workspace (not paged)'),
   exceptionSummary: ExceptionSummary,
 });
 

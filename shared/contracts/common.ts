@@ -1,26 +1,82 @@
 import { z } from 'zod/v4';
 
-export const IntId = z.coerce.number().int().positive().max(2_147_483_647);
+/**
+ * Every string in a contract has a maxLength and every array a maxItems (OpenAPI document, Spectral
+ * OWASP ruleset): input limits are real validation (400), output limits state what the inputs and
+ * the database constraints allow. Integer formats (int32/int64) are derived from the bounds in
+ * server/trpc/openapi.ts.
+ */
+export const INT32_MAX = 2_147_483_647;
+
+/** Text limits used across the contracts where no narrower rule applies. */
+export const NAME_MAX = 200;
+export const TEXT_MAX = 2000;
+export const EXTERNAL_ID_MAX = 255;
+export const EMAIL_MAX = 320;
+/** Error bodies: the presenter cuts a longer message and keeps this many zod issues (server/lib/errors.ts). */
+export const ERROR_MESSAGE_MAX = 2000;
+export const ERROR_ISSUES_MAX = 100;
+
+export const IntId = z.coerce.number().int().positive().max(INT32_MAX);
 export const BigIntId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
-export const Uuid = z.uuid();
-export const Timestamp = z.string().describe('ISO 8601 UTC timestamp');
-export const IsoDate = z.iso.date().describe('YYYY-MM-DD');
-export const Currency = z.string().regex(/^[A-Z]{3}$/, 'ISO 4217 code, upper case');
-export const Country = z.string().regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case');
+// the maxLength of a value whose format or pattern fixes its length is documented (meta), not checked twice
+export const Uuid = z.uuid().meta({ maxLength: 36 });
+export const Timestamp = z.string().max(30).meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
+export const IsoDate = z.iso.date().meta({ maxLength: 10 }).describe('YYYY-MM-DD');
+export const Currency = z
+  .string()
+  .regex(/^[A-Z]{3}$/, 'ISO 4217 code, upper case')
+  .meta({ maxLength: 3 });
+export const Country = z
+  .string()
+  .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case')
+  .meta({ maxLength: 2 });
 export const QueryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
+
+/* ---------- output values (responses) ---------- */
+
+/** Id of an INTEGER table (workspaces, projects, parties, tags, entry sources): int32. */
+export const IntIdValue = z.number().int().positive().max(INT32_MAX);
+/** Id of a BIGINT table (entries): int64 within the safe-integer range. */
+export const BigIntIdValue = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** Money in cents (BIGINT, sums may be negative): int64 within the safe-integer range. */
+export const CentsValue = z.number().int().min(-Number.MAX_SAFE_INTEGER).max(Number.MAX_SAFE_INTEGER);
+/** A count of rows (int64: entries are BIGINT rows). */
+export const CountValue = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+/** A count bounded by a request limit (batch results, page sizes): int32. */
+export const SmallCount = z.number().int().min(0).max(INT32_MAX);
+/** A uuid a response refers to (users, integrations …): documented, the database column is uuid. */
+export const UuidValue = z.string().max(36).meta({ format: 'uuid' });
+/** A stored email address (validated as an email where a client writes it; documented here). */
+export const EmailValue = z.string().max(EMAIL_MAX).meta({ format: 'email' });
+/** Free text of a response, limited as its input and its database column are. */
+export const Text = (max: number) => z.string().max(max);
+/** Text a record keeps as written (JSON object keys of config, event data, changes). */
+export const RecordKey = z.string().max(NAME_MAX);
+/** A lower-case hex SHA-256 digest. */
+export const Sha256Hex = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/)
+  .meta({ maxLength: 64 });
 
 export const WorkspaceQuery = z.object({ workspaceId: IntId });
 export const IdPath = z.object({ id: IntId });
 export const UuidPath = z.object({ id: Uuid });
 export const Success = z.object({ success: z.literal(true) });
 
+export const PAGE_MAX = 100;
 export const PageQuery = {
-  limit: z.coerce.number().int().min(1).max(100).default(20),
+  limit: z.coerce.number().int().min(1).max(PAGE_MAX).default(20),
   offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
 };
 
 export const Page = <T extends z.ZodType>(item: T) =>
-  z.object({ items: z.array(item), total: z.number().int(), limit: z.number().int(), offset: z.number().int() });
+  z.object({
+    items: z.array(item).max(PAGE_MAX),
+    total: CountValue,
+    limit: z.number().int().min(1).max(PAGE_MAX),
+    offset: z.number().int().min(0).max(1_000_000_000),
+  });
 
 export const ErrorBody = z.object({
   message: z.string(),

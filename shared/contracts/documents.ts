@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { BigIntId, IntId, Timestamp, Uuid } from './common.js';
+import { BigIntId, BigIntIdValue, CountValue, IntId, Sha256Hex, Text, TEXT_MAX, Timestamp, Uuid, UuidValue } from './common.js';
 
 export const DOCUMENT_TYPES = ['BASIS', 'PAYMENT_PROOF', 'SUPPORTING', 'CREDIT_NOTE'] as const;
 export const DOCUMENT_STATUSES = ['REQUESTED', 'UPLOADED', 'APPROVED', 'REJECTED'] as const;
@@ -8,19 +8,24 @@ export const DocumentType = z.enum(DOCUMENT_TYPES);
 export const DocumentStatus = z.enum(DOCUMENT_STATUSES);
 
 /** A document of an entry (CONTRACT §6). File fields are null while the document is a REQUESTED placeholder. */
+export const DOCUMENT_NAME_MAX = 255;
+/** Default upload limit (CONTRACT §12, UPLOAD_LIMIT_BYTES; configurable, 413 beyond it). */
+export const DEFAULT_UPLOAD_LIMIT_BYTES = 25 * 1024 * 1024;
+
+/** A document of an entry (CONTRACT §6). File fields are null while the document is a REQUESTED placeholder. */
 export const DocumentObject = z.object({
   id: Uuid,
-  entryId: z.number().int(),
-  documentName: z.string(),
+  entryId: BigIntIdValue,
+  documentName: Text(DOCUMENT_NAME_MAX),
   documentType: DocumentType,
   status: DocumentStatus,
-  mimeType: z.string().nullable(),
-  fileSize: z.number().int().nullable().describe('bytes'),
-  sha256: z.string().nullable().describe('lower-case hex SHA-256 of the file'),
-  uploadedBy: z.string().nullable(),
-  approvedBy: z.string().nullable(),
-  comment: z.string().nullable(),
-  rejectionReason: z.string().nullable(),
+  mimeType: Text(255).nullable(),
+  fileSize: CountValue.nullable().describe('bytes'),
+  sha256: Sha256Hex.nullable().describe('lower-case hex SHA-256 of the file'),
+  uploadedBy: UuidValue.nullable(),
+  approvedBy: UuidValue.nullable(),
+  comment: Text(TEXT_MAX).nullable(),
+  rejectionReason: Text(TEXT_MAX).nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
@@ -32,14 +37,14 @@ export const DocumentDecisionInput = DocumentPathInput.strict();
 export const RequestDocumentInput = z
   .object({
     entryId: BigIntId,
-    documentName: z.string().trim().min(1).max(255),
+    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX),
     documentType: DocumentType,
-    comment: z.string().trim().max(2000).nullish(),
+    comment: z.string().trim().max(TEXT_MAX).nullish(),
   })
   .strict();
 
 export const RejectDocumentInput = z
-  .object({ entryId: BigIntId, documentId: Uuid, reason: z.string().trim().min(1, 'reason is required').max(2000) })
+  .object({ entryId: BigIntId, documentId: Uuid, reason: z.string().trim().min(1, 'reason is required').max(TEXT_MAX) })
   .strict();
 
 /** Query of the multipart upload: the workspace the entry belongs to (CONTRACT §6). */
@@ -51,12 +56,20 @@ export const FulfilQuery = z.object({ workspaceId: IntId.optional() });
 export const UploadFields = z.object({ documentType: DocumentType }).strict();
 export const FulfilFields = z.object({ documentType: DocumentType.optional() }).strict();
 
-const BinaryFile = z.string().meta({ format: 'binary', description: 'the file; its type is sniffed from the bytes' });
+const BinaryFile = z.string().meta({
+  format: 'binary',
+  maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
+  description: 'the file; its type is sniffed from the bytes; at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)',
+});
 
 /** OpenAPI shapes of the multipart bodies. */
 export const UploadForm = z.object({ file: BinaryFile, documentType: DocumentType });
 export const FulfilForm = z.object({ file: BinaryFile });
-export const BinaryBody = z.string().meta({ format: 'binary' });
+export const BinaryBody = z.string().meta({
+  format: 'binary',
+  maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
+  description: 'the stored file, as uploaded (at most UPLOAD_LIMIT_BYTES, default 25 MiB)',
+});
 
 export type DocumentType = z.infer<typeof DocumentType>;
 export type DocumentStatus = z.infer<typeof DocumentStatus>;

@@ -1,5 +1,26 @@
 import { z } from 'zod/v4';
-import { BigIntId, Currency, IntId, IsoDate, PageQuery, QueryBool, Timestamp, Uuid } from './common.js';
+import {
+  BigIntId,
+  BigIntIdValue,
+  CentsValue,
+  CountValue,
+  Currency,
+  EmailValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  NAME_MAX,
+  PageQuery,
+  QueryBool,
+  RecordKey,
+  Sha256Hex,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
+import { DocumentStatus, DocumentType } from './documents.js';
 import { PartyObject } from './parties.js';
 
 export const EntryType = z.enum(['INCOME', 'EXPENSE']);
@@ -9,79 +30,89 @@ export const ActorType = z.enum(['USER', 'INTEGRATION', 'WEBHOOK', 'SYSTEM']);
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000_000_000;
 export const AmountCents = z.number().int().positive().max(MAX_AMOUNT_CENTS);
-const Description = z.string().max(2000);
-const Reference = z.string().max(255);
-const Reason = z.string().trim().min(1).max(2000);
+export const REFERENCE_MAX = 255;
+/** Line items, payments and tags an entry can hold (the create body's limits; nothing else adds them). */
+export const MAX_ENTRY_ITEMS = 500;
+export const MAX_ENTRY_TRANSACTIONS = 500;
+export const MAX_ENTRY_TAGS = 100;
+export const NOTE_MAX = 10_000;
+const Description = z.string().max(TEXT_MAX);
+const Reference = z.string().max(REFERENCE_MAX);
+const Reason = z.string().trim().min(1).max(TEXT_MAX);
 
 export const EntryObject = z.object({
-  id: z.number().int(),
-  workspaceId: z.number().int(),
-  projectId: z.number().int(),
-  entrySourceId: z.number().int(),
+  id: BigIntIdValue,
+  workspaceId: IntIdValue,
+  projectId: IntIdValue,
+  entrySourceId: IntIdValue,
   entryType: EntryType,
   entryStatus: EntryStatus,
-  statusReason: z.string().nullable(),
-  baseCurrency: z.string(),
-  amountCents: z.number().int(),
-  fromPartyId: z.number().int().nullable(),
-  toPartyId: z.number().int().nullable(),
+  statusReason: Text(TEXT_MAX).nullable(),
+  baseCurrency: Currency,
+  amountCents: AmountCents,
+  fromPartyId: IntIdValue.nullable(),
+  toPartyId: IntIdValue.nullable(),
   entryDate: IsoDate,
-  description: z.string().nullable(),
-  reference: z.string().nullable(),
+  description: Text(TEXT_MAX).nullable(),
+  reference: Text(REFERENCE_MAX).nullable(),
   isReconciled: z.boolean(),
   reconciledAt: Timestamp.nullable(),
-  reconciledBy: z.string().nullable(),
+  reconciledBy: UuidValue.nullable(),
   excludeFromSync: z.boolean(),
   isComplete: z.boolean(),
-  createdBy: z.string().nullable(),
+  createdBy: UuidValue.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
 export const EntryItem = z.object({
-  id: z.number().int(),
-  description: z.string(),
+  id: BigIntIdValue,
+  description: Text(TEXT_MAX),
   quantity: z.number(),
-  unitAmountCents: z.number().int(),
-  amountCents: z.number().int(),
-  categoryId: z.string().nullable(),
+  unitAmountCents: CentsValue,
+  amountCents: CentsValue,
+  categoryId: UuidValue.nullable(),
 });
 export const EntryTransaction = z.object({
-  id: z.number().int(),
+  id: BigIntIdValue,
   transactionDate: IsoDate,
-  amountCents: z.number().int(),
-  method: z.string().nullable(),
-  externalRef: z.string().nullable(),
+  amountCents: CentsValue,
+  method: Text(50).nullable(),
+  externalRef: Text(REFERENCE_MAX).nullable(),
 });
-export const EntryTag = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() });
+export const EntryTag = z.object({
+  id: IntIdValue,
+  name: Text(100),
+  color: Text(7).meta({ pattern: '^#[0-9a-fA-F]{6}$' }).nullable(),
+});
 export const EntryDocumentSummary = z.object({
-  id: z.string(),
-  entryId: z.number().int(),
-  documentName: z.string(),
-  documentType: z.string(),
-  status: z.string(),
-  mimeType: z.string().nullable(),
-  fileSize: z.number().int().nullable(),
-  sha256: z.string().nullable(),
-  uploadedBy: z.string().nullable(),
-  approvedBy: z.string().nullable(),
-  comment: z.string().nullable(),
-  rejectionReason: z.string().nullable(),
+  id: UuidValue,
+  entryId: BigIntIdValue,
+  documentName: Text(255),
+  documentType: DocumentType,
+  status: DocumentStatus,
+  mimeType: Text(255).nullable(),
+  fileSize: CountValue.nullable(),
+  sha256: Sha256Hex.nullable(),
+  uploadedBy: UuidValue.nullable(),
+  approvedBy: UuidValue.nullable(),
+  comment: Text(TEXT_MAX).nullable(),
+  rejectionReason: Text(TEXT_MAX).nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
 export const EntryDetail = EntryObject.extend({
-  items: z.array(EntryItem),
-  transactions: z.array(EntryTransaction),
-  documents: z.array(EntryDocumentSummary),
-  tags: z.array(EntryTag),
+  items: z.array(EntryItem).max(MAX_ENTRY_ITEMS),
+  transactions: z.array(EntryTransaction).max(MAX_ENTRY_TRANSACTIONS),
+  documents: z.array(EntryDocumentSummary).describe('every document of the entry (not paged)'),
+  tags: z.array(EntryTag).max(MAX_ENTRY_TAGS),
   parties: z.object({ from: PartyObject.nullable(), to: PartyObject.nullable() }),
 });
 
 const ItemInput = z
   .object({
-    description: z.string().trim().min(1).max(2000),
+    description: z.string().trim().min(1).max(TEXT_MAX),
     quantity: z.number().positive().max(1e12).default(1),
     unitAmountCents: z.number().int().min(0).max(MAX_AMOUNT_CENTS),
     amountCents: AmountCents,
@@ -93,7 +124,7 @@ const TransactionInput = z
     transactionDate: IsoDate,
     amountCents: AmountCents,
     method: z.string().trim().min(1).max(50).optional(),
-    externalRef: z.string().trim().min(1).max(255).optional(),
+    externalRef: z.string().trim().min(1).max(REFERENCE_MAX).optional(),
   })
   .strict();
 
@@ -110,9 +141,9 @@ export const CreateEntryInput = z
     description: Description.optional(),
     reference: Reference.optional(),
     excludeFromSync: z.boolean().optional(),
-    tagIds: z.array(IntId).max(100).optional(),
-    items: z.array(ItemInput).max(500).optional(),
-    transactions: z.array(TransactionInput).max(500).optional(),
+    tagIds: z.array(IntId).max(MAX_ENTRY_TAGS).optional(),
+    items: z.array(ItemInput).max(MAX_ENTRY_ITEMS).optional(),
+    transactions: z.array(TransactionInput).max(MAX_ENTRY_TRANSACTIONS).optional(),
   })
   .strict();
 
@@ -130,7 +161,7 @@ export const UpdateEntryInput = z
   .strict();
 
 export const EntryIdInput = z.object({ id: BigIntId });
-export const ReplaceTagsInput = z.object({ id: BigIntId, tagIds: z.array(IntId).max(100) }).strict();
+export const ReplaceTagsInput = z.object({ id: BigIntId, tagIds: z.array(IntId).max(MAX_ENTRY_TAGS) }).strict();
 export const UpdateStatusInput = z.object({ id: BigIntId, status: EntryStatus, reason: Reason.optional() }).strict();
 export const VoidEntryInput = z.object({ id: BigIntId, reason: Reason }).strict();
 export const RefundInput = z
@@ -165,26 +196,26 @@ export const RelatedEntry = z.object({ linkType: LinkType, role: z.enum(['ORIGIN
 
 export const NoteObject = z.object({
   id: Uuid,
-  entryId: z.number().int(),
-  content: z.string(),
+  entryId: BigIntIdValue,
+  content: Text(NOTE_MAX),
   authorId: Uuid,
-  author: z.object({ id: Uuid, name: z.string(), email: z.string() }),
+  author: z.object({ id: Uuid, name: Text(NAME_MAX), email: EmailValue }),
   createdAt: Timestamp,
 });
-export const AddNoteInput = z.object({ id: BigIntId, content: z.string().min(1).max(10000) }).strict();
+export const AddNoteInput = z.object({ id: BigIntId, content: z.string().min(1).max(NOTE_MAX) }).strict();
 
 export const EventObject = z.object({
   id: Uuid,
-  entryId: z.number().int(),
-  kind: z.string(),
+  entryId: BigIntIdValue,
+  kind: Text(50).meta({ pattern: '^[A-Z_]+$' }).describe('ENTRY_CREATED, STATUS_CHANGED, … (CONTRACT §5)'),
   actorType: ActorType,
-  actorId: z.string().nullable(),
-  data: z.record(z.string(), z.unknown()),
+  actorId: Text(255).nullable(),
+  data: z.record(RecordKey, z.unknown()),
   createdAt: Timestamp,
-  prevHash: z.string().nullable(),
-  hash: z.string(),
+  prevHash: Sha256Hex.nullable(),
+  hash: Sha256Hex,
 });
-export const VerifyResult = z.object({ valid: z.boolean(), count: z.number().int(), firstBrokenEventId: z.string().nullable() });
+export const VerifyResult = z.object({ valid: z.boolean(), count: CountValue, firstBrokenEventId: UuidValue.nullable() });
 
 const TagIdList = z.preprocess(
   (v) =>

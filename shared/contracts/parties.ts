@@ -1,29 +1,30 @@
 import { z } from 'zod/v4';
-import { Country, IntId, Timestamp } from './common.js';
+import { Country, EMAIL_MAX, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp } from './common.js';
 
 export const PartyType = z.enum(['PERSON', 'ORGANIZATION']);
+const TAX_ID_MAX = 64;
 
 export const PartyObject = z.object({
-  id: z.number().int(),
-  workspaceId: z.number().int(),
-  name: z.string(),
+  id: IntIdValue,
+  workspaceId: IntIdValue,
+  name: Text(NAME_MAX),
   partyType: PartyType,
-  country: z.string().nullable(),
-  email: z.string().nullable(),
-  taxId: z.string().nullable(),
+  country: Country.nullable(),
+  email: EmailValue.nullable(),
+  taxId: Text(TAX_ID_MAX).nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
-const Name = z.string().trim().min(1).max(200);
+const Name = z.string().trim().min(1).max(NAME_MAX);
 export const CreatePartyInput = z
   .object({
     workspaceId: IntId,
     name: Name,
     partyType: PartyType,
     country: Country.optional(),
-    email: z.email().max(320).optional(),
-    taxId: z.string().trim().min(1).max(64).optional(),
+    email: z.email().max(EMAIL_MAX).optional(),
+    taxId: z.string().trim().min(1).max(TAX_ID_MAX).optional(),
   })
   .strict();
 export const UpdatePartyInput = z
@@ -32,8 +33,8 @@ export const UpdatePartyInput = z
     name: Name.optional(),
     partyType: PartyType.optional(),
     country: Country.nullable().optional(),
-    email: z.email().max(320).nullable().optional(),
-    taxId: z.string().trim().min(1).max(64).nullable().optional(),
+    email: z.email().max(EMAIL_MAX).nullable().optional(),
+    taxId: z.string().trim().min(1).max(TAX_ID_MAX).nullable().optional(),
   })
   .strict();
 

@@ -1,19 +1,19 @@
 import { z } from 'zod/v4';
-import { IntId, IsoDate, Timestamp, Uuid } from './common.js';
+import { IntId, IntIdValue, IsoDate, NAME_MAX, Text, Timestamp, Uuid, UuidValue } from './common.js';
 
 export const PeriodObject = z.object({
   id: Uuid,
-  workspaceId: z.number().int(),
-  name: z.string(),
+  workspaceId: IntIdValue,
+  name: Text(NAME_MAX),
   startDate: IsoDate,
   endDate: IsoDate,
   status: z.enum(['OPEN', 'CLOSED']),
   closedAt: Timestamp.nullable(),
-  closedBy: z.string().nullable(),
+  closedBy: UuidValue.nullable(),
   createdAt: Timestamp,
 });
 export const CreatePeriodInput = z
-  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(200), startDate: IsoDate, endDate: IsoDate })
+  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(NAME_MAX), startDate: IsoDate, endDate: IsoDate })
   .strict()
   .refine((p) => p.startDate <= p.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] });
 export const PeriodIdInput = z.object({ id: Uuid });

@@ -1,5 +1,6 @@
 import { z } from 'zod/v4';
-import { Currency, IntId, IsoDate } from './common.js';
+import { CentsValue, Country, CountValue, Currency, IntId, IntIdValue, IsoDate, NAME_MAX, Text } from './common.js';
+import { TAG_NAME_MAX } from './tags.js';
 
 /** CONTRACT §12: raw values per entry type in a distribution. */
 export const DISTRIBUTION_VALUES_LIMIT = 10_000;
@@ -35,11 +36,15 @@ export const CalendarQuery = z.object({
   year: z.coerce.number().int().min(1).max(9999).describe('calendar year; replaces from/to'),
 });
 
-const Cents = z.number().int();
-const Count = z.number().int().min(0);
+const Cents = CentsValue;
+const Count = CountValue;
+/** Base currencies are three upper-case letters (CHECK ^[A-Z]{3}$), so at most 26^3 distinct ones. */
+const MAX_CURRENCIES = 26 ** 3;
+/** A calendar year has at most 366 days. */
+const MAX_CALENDAR_DAYS = 366;
 
 export const CurrencyBreakdownRow = z.object({
-  currency: z.string(),
+  currency: Currency,
   incomeCents: Cents,
   expenseCents: Cents,
   netCents: Cents,
@@ -51,14 +56,23 @@ export const SummaryReport = z.object({
   netCents: Cents,
   entryCount: Count,
   avgTransactionCents: Cents,
-  currency: z.string().nullable().describe('the one currency, MIXED, or null when there are no entries'),
-  currencies: z.array(z.string()),
+  currency: z
+    .string()
+    .regex(/^([A-Z]{3}|MIXED)$/)
+    .meta({ maxLength: 5 })
+    .nullable()
+    .describe('the one currency, MIXED, or null when there are no entries'),
+  currencies: z.array(Currency).max(MAX_CURRENCIES),
   isCurrencyMixed: z.boolean(),
-  currencyBreakdown: z.array(CurrencyBreakdownRow),
+  currencyBreakdown: z.array(CurrencyBreakdownRow).max(MAX_CURRENCIES),
 });
 
 export const TimelineRow = z.object({
-  period: z.string().describe('YYYY-MM-DD, YYYY-Www or YYYY-MM'),
+  period: z
+    .string()
+    .regex(/^\d{4}-(\d{2}-\d{2}|W\d{2}|\d{2})$/)
+    .meta({ maxLength: 10 })
+    .describe('YYYY-MM-DD, YYYY-Www or YYYY-MM'),
   incomeCents: Cents,
   expenseCents: Cents,
   netCents: Cents,
@@ -66,18 +80,18 @@ export const TimelineRow = z.object({
 });
 
 export const PartyRow = z.object({
-  partyId: z.number().int().nullable(),
-  partyName: z.string(),
-  partyType: z.string().nullable(),
-  country: z.string().nullable(),
+  partyId: IntIdValue.nullable(),
+  partyName: Text(NAME_MAX),
+  partyType: Text(20).nullable().describe('PERSON or ORGANIZATION; null for the Unassigned row'),
+  country: Country.nullable(),
   totalIncomeCents: Cents,
   totalExpenseCents: Cents,
   entryCount: Count,
 });
 
 export const TagRow = z.object({
-  tagId: z.number().int(),
-  tagName: z.string(),
+  tagId: IntIdValue,
+  tagName: Text(TAG_NAME_MAX),
   totalCents: Cents,
   incomeCents: Cents,
   expenseCents: Cents,
@@ -85,8 +99,8 @@ export const TagRow = z.object({
 });
 
 export const ProjectRow = z.object({
-  projectId: z.number().int(),
-  projectName: z.string(),
+  projectId: IntIdValue,
+  projectName: Text(NAME_MAX),
   totalIncomeCents: Cents,
   totalExpenseCents: Cents,
   netCents: Cents,
@@ -94,15 +108,23 @@ export const ProjectRow = z.object({
 });
 
 export const FlowRow = z.object({
-  fromPartyId: z.number().int().nullable(),
-  fromPartyName: z.string(),
-  toPartyId: z.number().int().nullable(),
-  toPartyName: z.string(),
+  fromPartyId: IntIdValue.nullable(),
+  fromPartyName: Text(NAME_MAX),
+  toPartyId: IntIdValue.nullable(),
+  toPartyName: Text(NAME_MAX),
   totalCents: Cents,
   entryCount: Count,
 });
 
 export const CalendarDay = z.object({ date: IsoDate, totalCents: Cents.describe('income positive, expense negative'), entryCount: Count });
+export const CalendarReport = z.array(CalendarDay).max(MAX_CALENDAR_DAYS);
+
+/**
+ * Timeline rows: zero-filled ranges are refused beyond TIMELINE_MAX_PERIODS; without both bounds only
+ * periods with entries appear, so at most one row per day of the years 0000–9999.
+ */
+export const TIMELINE_MAX_ROWS = 10_000 * 366;
+export const TimelineReport = z.array(TimelineRow).max(TIMELINE_MAX_ROWS);
 
 export const DistributionStats = z.object({
   count: Count,
@@ -112,7 +134,10 @@ export const DistributionStats = z.object({
   median: Cents.nullable(),
   q1: Cents.nullable(),
   q3: Cents.nullable(),
-  values: z.array(Cents).describe(`ascending; the smallest ${DISTRIBUTION_VALUES_LIMIT} when there are more`),
+  values: z
+    .array(Cents)
+    .max(DISTRIBUTION_VALUES_LIMIT)
+    .describe(`ascending; the smallest ${DISTRIBUTION_VALUES_LIMIT} when there are more`),
   valuesTruncated: z.literal(true).optional().describe(`present when count > ${DISTRIBUTION_VALUES_LIMIT}`),
 });
 export const DistributionReport = z.object({ INCOME: DistributionStats, EXPENSE: DistributionStats });

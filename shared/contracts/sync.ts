@@ -1,21 +1,42 @@
 import { z } from 'zod/v4';
-import { BigIntId, IntId, IsoDate, PageQuery, Timestamp, Uuid } from './common.js';
-import { DocumentType } from './documents.js';
+import {
+  BigIntId,
+  BigIntIdValue,
+  CountValue,
+  Currency,
+  EXTERNAL_ID_MAX,
+  IntId,
+  IsoDate,
+  NAME_MAX,
+  PageQuery,
+  RecordKey,
+  SmallCount,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+} from './common.js';
+import { ProviderType } from './accounting.js';
+import { AmountCents, EntryType } from './entries.js';
+import { DOCUMENT_NAME_MAX, DocumentType } from './documents.js';
 
 /* ---------- sync records (CONTRACT §9) ---------- */
 
 export const SYNC_STATUSES = ['PENDING', 'SYNCED', 'FAILED', 'STALE', 'CONFLICT'] as const;
 export const SyncStatus = z.enum(SYNC_STATUSES);
 
+/** sync_records.last_error CHECK (length <= 4000). */
+const LAST_ERROR_MAX = 4000;
+
 export const SyncObject = z.object({
   id: Uuid,
   connectionId: Uuid,
-  entryId: z.number().int(),
+  entryId: BigIntIdValue,
   status: SyncStatus,
-  externalId: z.string().nullable(),
-  externalVersion: z.string().nullable(),
-  lastError: z.string().nullable(),
-  attempts: z.number().int().describe('push attempts made for this record (successful or not)'),
+  externalId: Text(EXTERNAL_ID_MAX).nullable(),
+  externalVersion: Text(255).nullable(),
+  lastError: Text(LAST_ERROR_MAX).nullable(),
+  attempts: CountValue.describe('push attempts made for this record (successful or not)'),
   lastAttemptAt: Timestamp.nullable(),
   syncedAt: Timestamp.nullable(),
   createdAt: Timestamp,
@@ -23,15 +44,15 @@ export const SyncObject = z.object({
 });
 
 export const SyncListRow = SyncObject.extend({
-  connection: z.object({ id: Uuid, name: z.string(), providerType: z.string() }),
+  connection: z.object({ id: Uuid, name: Text(NAME_MAX), providerType: ProviderType }),
   entry: z.object({
-    id: z.number().int(),
-    entryType: z.enum(['INCOME', 'EXPENSE']),
-    entryStatus: z.string(),
-    amountCents: z.number().int(),
-    baseCurrency: z.string(),
+    id: BigIntIdValue,
+    entryType: EntryType,
+    entryStatus: Text(20).describe('the entry status (PENDING … VOIDED)'),
+    amountCents: AmountCents,
+    baseCurrency: Currency,
     entryDate: IsoDate,
-    description: z.string().nullable(),
+    description: Text(TEXT_MAX).nullable(),
   }),
 });
 
@@ -43,14 +64,21 @@ export const PushInput = z
   })
   .strict();
 
+/**
+ * Documented bound of a previewed URL (not checked: the URL is built by the server): the base URL
+ * (config.baseUrl <= 2048 characters, or QUICKBOOKS_API_BASE_URL), then path segments from the
+ * external id (<= 255) or the QuickBooks realm id (credentials <= 16 KiB of JSON), percent-encoded.
+ */
+const URL_MAX = 64 * 1024;
+
 /** What a push would send (`dryRun: true`): nothing is sent, nothing is stored. */
 export const PushPreview = z.object({
   dryRun: z.literal(true),
   operation: z.enum(['CREATE', 'UPDATE', 'NONE']).describe('NONE: the entry is SYNCED and unchanged; a push would do nothing'),
   request: z
     .object({
-      method: z.string().nullable().describe('null for the MANUAL provider (no external system)'),
-      url: z.string().nullable(),
+      method: Text(10).nullable().describe('null for the MANUAL provider (no external system)'),
+      url: z.string().meta({ maxLength: URL_MAX }).nullable(),
       body: z.unknown(),
     })
     .nullable(),
@@ -64,18 +92,19 @@ export const PullInput = z
     connectionId: Uuid,
     since: z.iso
       .datetime({ offset: true })
+      .meta({ maxLength: 40 })
       .optional()
       .describe("changes since this instant; default: the connection's lastPulledAt (all when never pulled)"),
   })
   .strict();
 export const PullResult = z.object({
-  pulled: z.number().int().describe('external records the provider reported changed since `since`'),
-  updated: z.number().int().describe('local entries updated from their external record'),
-  conflicts: z.number().int().describe('records found in conflict (local STALE or FAILED update, external changed)'),
+  pulled: CountValue.describe('external records the provider reported changed since `since`'),
+  updated: CountValue.describe('local entries updated from their external record'),
+  conflicts: CountValue.describe('records found in conflict (local STALE or FAILED update, external changed)'),
 });
 
 export const ConnectionBody = z.object({ connectionId: Uuid }).strict();
-export const ImportResult = z.object({ imported: z.number().int(), updated: z.number().int() });
+export const ImportResult = z.object({ imported: CountValue, updated: CountValue });
 
 export const Resolution = z.enum(['KEEP_LOCAL', 'KEEP_EXTERNAL']);
 export const ResolveConflictInput = z.object({ syncId: Uuid, resolution: Resolution }).strict();
@@ -90,8 +119,10 @@ export const MAX_RETRY_BATCH = 100;
 export const RetryBatchInput = z.object({ syncIds: z.array(Uuid).min(1).max(MAX_RETRY_BATCH) }).strict();
 export const RetryBatchResult = z.object({
   success: z.boolean().describe('true when every record was retried successfully'),
-  retried: z.number().int().describe('records that ended SYNCED'),
-  failed: z.number().int().describe('records that did not (not found, not retryable, refused, push failed, conflict unchanged)'),
+  retried: SmallCount.max(MAX_RETRY_BATCH).describe('records that ended SYNCED'),
+  failed: SmallCount.max(MAX_RETRY_BATCH).describe(
+    'records that did not (not found, not retryable, refused, push failed, conflict unchanged)',
+  ),
 });
 
 /* ---------- webhooks (CONTRACT §10) ---------- */
@@ -101,20 +132,20 @@ export const WebhookAction = z.enum(WEBHOOK_ACTIONS);
 
 export const WebhookBody = z
   .object({
-    eventId: z.string().trim().min(1).max(255),
+    eventId: z.string().trim().min(1).max(EXTERNAL_ID_MAX),
     action: WebhookAction,
     entryId: BigIntId.optional(),
-    externalId: z.string().trim().min(1).max(255).optional(),
-    reason: z.string().trim().min(1).max(2000).optional(),
-    documentName: z.string().trim().min(1).max(255).optional(),
+    externalId: z.string().trim().min(1).max(EXTERNAL_ID_MAX).optional(),
+    reason: z.string().trim().min(1).max(TEXT_MAX).optional(),
+    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).optional(),
     documentType: DocumentType.optional(),
-    comment: z.string().trim().max(2000).optional(),
-    changes: z.record(z.string(), z.unknown()).optional(),
+    comment: z.string().trim().max(TEXT_MAX).optional(),
+    changes: z.record(RecordKey, z.unknown()).optional(),
   })
   .strict();
 
 export const WebhookResult = z.union([
-  z.object({ received: z.literal(true), action: WebhookAction, entryId: z.number().int() }),
+  z.object({ received: z.literal(true), action: WebhookAction, entryId: BigIntIdValue }),
   z.object({ received: z.literal(true), duplicate: z.literal(true) }),
 ]);
 

@@ -1,26 +1,33 @@
 import { z } from 'zod/v4';
-import { IntId, Timestamp } from './common.js';
+import { IntId, IntIdValue, NAME_MAX, Text, Timestamp, UuidValue } from './common.js';
+
+export const TAG_NAME_MAX = 100;
+const Color = z
+  .string()
+  .regex(/^#[0-9a-fA-F]{6}$/, 'a #rrggbb colour')
+  .meta({ maxLength: 7 });
 
 export const TagObject = z.object({
-  id: z.number().int(),
-  workspaceId: z.number().int(),
-  name: z.string(),
-  color: z.string().nullable(),
+  id: IntIdValue,
+  workspaceId: IntIdValue,
+  name: Text(TAG_NAME_MAX),
+  color: Color.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
-const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, 'a #rrggbb colour');
-export const CreateTagInput = z.object({ workspaceId: IntId, name: z.string().trim().min(1).max(100), color: Color.optional() }).strict();
+export const CreateTagInput = z
+  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(TAG_NAME_MAX), color: Color.optional() })
+  .strict();
 export const UpdateTagInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(100).optional(), color: Color.nullable().optional() })
+  .object({ id: IntId, name: z.string().trim().min(1).max(TAG_NAME_MAX).optional(), color: Color.nullable().optional() })
   .strict();
 
 export const EntrySourceObject = z.object({
-  id: z.number().int(),
-  workspaceId: z.number().int(),
+  id: IntIdValue,
+  workspaceId: IntIdValue,
   kind: z.enum(['MANUAL', 'INTEGRATION']),
-  name: z.string(),
-  integrationId: z.string().nullable(),
+  name: Text(NAME_MAX).describe("'Manual', or the integration's name"),
+  integrationId: UuidValue.nullable(),
   createdAt: Timestamp,
 });
 

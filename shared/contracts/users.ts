@@ -1,15 +1,15 @@
 import { z } from 'zod/v4';
-import { PermissionName } from './auth.js';
-import { Timestamp, Uuid } from './common.js';
+import { MAX_USER_PERMISSIONS, PermissionName, PermissionValue } from './auth.js';
+import { EMAIL_MAX, EmailValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
 
 const Password = z.string().min(10, 'at least 10 characters').max(1000);
-const Email = z.email().max(320);
+const Email = z.email().max(EMAIL_MAX);
 
 export const UserObject = z.object({
   id: Uuid,
-  email: z.string(),
-  name: z.string(),
-  permissions: z.array(z.string()),
+  email: EmailValue,
+  name: Text(NAME_MAX),
+  permissions: z.array(PermissionValue).max(MAX_USER_PERMISSIONS),
   isActive: z.boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -18,18 +18,18 @@ export const UserObject = z.object({
 export const CreateUserInput = z
   .object({
     email: Email,
-    name: z.string().trim().min(1).max(200),
+    name: z.string().trim().min(1).max(NAME_MAX),
     password: Password,
-    permissions: z.array(PermissionName).max(50).default([]),
+    permissions: z.array(PermissionName).max(MAX_USER_PERMISSIONS).default([]),
   })
   .strict();
 
 export const UpdateUserInput = z
   .object({
     id: Uuid,
-    name: z.string().trim().min(1).max(200).optional(),
+    name: z.string().trim().min(1).max(NAME_MAX).optional(),
     password: Password.optional(),
-    permissions: z.array(PermissionName).max(50).optional(),
+    permissions: z.array(PermissionName).max(MAX_USER_PERMISSIONS).optional(),
     isActive: z.boolean().optional(),
   })
   .strict();

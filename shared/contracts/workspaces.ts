@@ -1,38 +1,40 @@
 import { z } from 'zod/v4';
-import { Currency, IntId, Timestamp, Uuid } from './common.js';
+import { Currency, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
 
 export const WorkspaceObject = z.object({
-  id: z.number().int(),
-  name: z.string(),
-  baseCurrency: z.string(),
+  id: IntIdValue,
+  name: Text(NAME_MAX),
+  baseCurrency: Currency,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
-export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(200), baseCurrency: Currency.optional() }).strict();
+export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(NAME_MAX), baseCurrency: Currency.optional() }).strict();
 export const UpdateWorkspaceInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(200).optional(), baseCurrency: Currency.optional() })
+  .object({ id: IntId, name: z.string().trim().min(1).max(NAME_MAX).optional(), baseCurrency: Currency.optional() })
   .strict();
 
-export const MemberObject = z.object({ userId: Uuid, email: z.string(), name: z.string(), createdAt: Timestamp });
+export const MemberObject = z.object({ userId: Uuid, email: EmailValue, name: Text(NAME_MAX), createdAt: Timestamp });
 export const AddMemberInput = z.object({ id: IntId, userId: Uuid }).strict();
 export const RemoveMemberInput = z.object({ id: IntId, userId: Uuid });
 
+const PROJECT_CODE_MAX = 50;
+
 export const ProjectObject = z.object({
-  id: z.number().int(),
-  workspaceId: z.number().int(),
-  name: z.string(),
-  code: z.string().nullable(),
+  id: IntIdValue,
+  workspaceId: IntIdValue,
+  name: Text(NAME_MAX),
+  code: Text(PROJECT_CODE_MAX).nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });
 
-const ProjectCode = z.string().trim().min(1).max(50);
+const ProjectCode = z.string().trim().min(1).max(PROJECT_CODE_MAX);
 export const CreateProjectInput = z
-  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(200), code: ProjectCode.optional() })
+  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(NAME_MAX), code: ProjectCode.optional() })
   .strict();
 export const UpdateProjectInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(200).optional(), code: ProjectCode.nullable().optional() })
+  .object({ id: IntId, name: z.string().trim().min(1).max(NAME_MAX).optional(), code: ProjectCode.nullable().optional() })
   .strict();
 
 export type WorkspaceObject = z.infer<typeof WorkspaceObject>;

@@ -6,6 +6,7 @@ import { WorkspaceMember } from '../../server/db/models/index.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { createParty, expectOk, type EntryWorld } from '../support/entries.js';
 import type { Api, ApiResponse } from '../support/http.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 export type AccountingWorld = EntryWorld & { projectIds: number[] };
 
@@ -33,6 +34,7 @@ export async function accountingWorld(
 export async function memberOf(api: Api, workspaceIds: number[]): Promise<{ id: string; token: string }> {
   const user = await actor(api);
   for (const workspaceId of workspaceIds) await WorkspaceMember.create({ workspaceId, userId: user.id });
+  await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
   return user;
 }
 

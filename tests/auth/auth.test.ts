@@ -5,6 +5,7 @@ import { runtime } from '../../server/runtime.js';
 import { User } from '../../server/db/models/index.js';
 import { buildUser, buildWorkspace, login, PASSWORD } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -133,6 +134,7 @@ describe('token lifetime and refresh', () => {
     const user = await buildUser();
     const token = await login(api, user);
     await User.update({ isActive: false }, { where: { id: user.id } });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     expectErrorBody(await api.get('/auth/me', { token }), 401, 'UNAUTHORIZED');
     expectErrorBody(await api.post('/auth/refresh', undefined, { token }), 401, 'UNAUTHORIZED');
   });
@@ -176,6 +178,7 @@ describe('GET /auth/me', () => {
     const token = await login(api, user);
     expect((await api.get('/auth/me', { token })).body).toMatchObject({ permissions: ['entry.create'], memberships: [] });
     await User.update({ permissions: ['entry.create', 'entry.void'] }, { where: { id: user.id } });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     const ws = await buildWorkspace({ members: [user.id] });
     const me = await api.get('/auth/me', { token });
     expect(me.body.permissions).toEqual(['entry.create', 'entry.void']);

@@ -5,6 +5,7 @@ import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../su
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { createEntry, entryWorld } from '../support/entries.js';
 import { approve, documentRowCount, download, entryWithWorld, fulfil, png, reject, requested, upload, uploaded } from './helpers.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -45,6 +46,7 @@ describe('who reaches documents (CONTRACT §2, §4, §6)', () => {
     expectErrorBody(await upload(w, entry.id, { bytes: png(), workspaceId: foreign.id }), 403, 'FORBIDDEN');
     // the same caller, now also a member of the second workspace: the entry is not in it → 404
     await WorkspaceMember.create({ workspaceId: foreign.id, userId: w.userId });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     expectErrorBody(await upload(w, entry.id, { bytes: png(), workspaceId: foreign.id }), 404, 'NOT_FOUND');
     const req = await requested(w, entry.id);
     expectErrorBody(await fulfil(w, entry.id, req.id, { bytes: png(), workspaceId: foreign.id }), 404, 'NOT_FOUND');
@@ -66,6 +68,7 @@ describe('who reaches documents (CONTRACT §2, §4, §6)', () => {
     const w = await entryWorld(api);
     const ws = await buildWorkspace({ projects: 2 });
     await WorkspaceMember.create({ workspaceId: ws.id, userId: w.userId });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     const world = { ...w, workspaceId: ws.id, projectId: ws.projectIds[0] };
     const parties = { fromPartyId: undefined, toPartyId: undefined }; // the world's parties belong to its first workspace
     const mine = await createEntry(world, { projectId: ws.projectIds[0], ...parties });

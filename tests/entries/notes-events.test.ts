@@ -7,6 +7,7 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildUser, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { entryWorld, ISO_TS, makeEntry, makeTag, SHA256, UUID } from '../support/entry-fixtures.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -27,6 +28,7 @@ function timeline() {
 async function namedMember(workspaceId: number, name: string, email: string) {
   const user = await buildUser({ name, email });
   await WorkspaceMember.create({ workspaceId, userId: user.id });
+  await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
   return { ...user, token: await login(api, user) };
 }
 

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { actor } from '../support/factories.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -45,6 +46,15 @@ describe('HTTP surface', () => {
       413,
       'PAYLOAD_TOO_LARGE',
     );
+  });
+
+  it('answers JSON nested thousands of levels deep with a 400, not a 500 (found by the fuzzer)', async () => {
+    const user = await actor(api);
+    for (const rawBody of ['['.repeat(5000) + ']'.repeat(5000), '{"name":'.repeat(3000) + '1' + '}'.repeat(3000)]) {
+      const res = await api.request('POST', '/workspaces', { token: user.token, rawBody, headers: { 'Content-Type': 'application/json' } });
+      expectErrorBody(res, 400, 'BAD_REQUEST');
+      expect(res.body.message).toMatch(/nested deeper/);
+    }
   });
 
   it('accepts JSON with a charset parameter', async () => {

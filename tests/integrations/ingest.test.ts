@@ -14,6 +14,7 @@ beforeAll(async () => {
   api = await startServer();
   entryHooks.onCreated(async (_tx, rows, actor) => {
     if (actor.actorType === 'INTEGRATION') hookCalls.push({ rows, actor });
+    return false;
   });
 });
 

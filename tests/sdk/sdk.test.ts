@@ -10,6 +10,7 @@ import { User } from '../../server/db/models/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
 import { startServer, type Api } from '../support/http.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 /** The SDK against the real server: tRPC procedures, the REST file helpers, ingest, errors and the session. */
 
@@ -245,6 +246,7 @@ describe('session against the server', () => {
     const who = await buildUser();
     const { client, onLogout } = await signedIn(who);
     await User.update({ isActive: false }, { where: { id: who.id } });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     await expect(client.rest.request('GET', '/auth/me')).rejects.toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
     expect(onLogout).toHaveBeenCalledExactlyOnceWith('unauthorized');
     expect(client.session.getToken()).toBeNull();

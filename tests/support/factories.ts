@@ -3,6 +3,7 @@ import { EntrySource, Party, Project, ProjectMember, Tag, User, Workspace, Works
 import { hashPassword } from '../../server/domains/auth/passwords.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 import type { Api } from './http.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 export const PASSWORD = 'correct-horse-battery';
 let cachedHash: Promise<string> | undefined;
@@ -26,6 +27,7 @@ export async function buildUser(opts: { permissions?: readonly Permission[]; ema
 export async function buildWorkspace(opts: { members?: string[]; name?: string; projects?: number } = {}) {
   const ws = await Workspace.create({ name: opts.name ?? 'Test Workspace', baseCurrency: 'USD' });
   for (const userId of opts.members ?? []) await WorkspaceMember.create({ workspaceId: ws.id, userId });
+  if (opts.members?.length) await sessionCache.settled();
   await EntrySource.create({ workspaceId: ws.id, kind: 'MANUAL', name: 'Manual' });
   const projects = [];
   for (let i = 0; i < (opts.projects ?? 1); i++) {
@@ -37,6 +39,7 @@ export async function buildWorkspace(opts: { members?: string[]; name?: string; 
 export async function addProjectMember(projectId: number, userId: string) {
   const p = await Project.findByPk(projectId);
   await ProjectMember.create({ projectId, userId, workspaceId: p!.workspaceId });
+  await sessionCache.settled();
 }
 
 export async function login(api: Api, user: { email: string; password: string }): Promise<string> {
@@ -49,6 +52,7 @@ export async function login(api: Api, user: { email: string; password: string })
 export async function actor(api: Api, opts: { permissions?: readonly Permission[]; workspaceId?: number } = {}) {
   const user = await buildUser({ permissions: opts.permissions });
   if (opts.workspaceId) await WorkspaceMember.create({ workspaceId: opts.workspaceId, userId: user.id });
+  await sessionCache.settled();
   return { ...user, token: await login(api, user) };
 }
 

@@ -2,6 +2,9 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { afterAll } from 'vitest';
 import { createApp } from '../../server/app.js';
+import { scanResponse } from '../security/secret-scan.js';
+
+export { registerSecret, scannedResponses } from '../security/secret-scan.js';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
 
@@ -53,6 +56,7 @@ export function client(baseUrl: string): Api {
     const text = await res.text();
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+    scanResponse(method, url.pathname, text, parsed === text ? undefined : parsed); // no secret in any response
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   };
   return {

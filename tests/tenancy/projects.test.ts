@@ -3,6 +3,7 @@ import { Project, ProjectMember, User, WorkspaceMember } from '../../server/db/m
 import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO } from './helpers.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -161,6 +162,7 @@ describe('project members', () => {
       await api.post('/users', { email: 'off@example.test', name: 'Off', password: 'long-enough-pw', permissions: [] }, { token: me.token })
     ).body;
     await User.update({ isActive: false }, { where: { id: mine.id } });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     const url = `/projects/${ws.projectIds[0]}/members`;
     expectErrorBody(await api.post(url, { userId: stranger.id }, { token: me.token }), 404, 'NOT_FOUND');
     expectErrorBody(await api.post(url, { userId: mine.id }, { token: me.token }), 404, 'NOT_FOUND');

@@ -3,6 +3,7 @@ import { Tag, WorkspaceMember } from '../../server/db/models/index.js';
 import { actor, buildTag, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { ids, ISO } from './helpers.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -31,6 +32,7 @@ describe('POST /tags', () => {
     const other = await buildWorkspace();
     const me = await actor(api, { workspaceId: ws.id });
     await WorkspaceMember.create({ workspaceId: other.id, userId: me.id });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     expect((await api.post('/tags', { workspaceId: ws.id, name: 'Office' }, { token: me.token })).status).toBe(200);
     expectErrorBody(await api.post('/tags', { workspaceId: ws.id, name: 'OFFICE' }, { token: me.token }), 409, 'CONFLICT');
     expectErrorBody(await api.post('/tags', { workspaceId: ws.id, name: ' office ' }, { token: me.token }), 409, 'CONFLICT');

@@ -4,6 +4,7 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildUser, buildWorkspace, login, PASSWORD } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO, sortedIds } from './helpers.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -29,6 +30,7 @@ describe('GET /users', () => {
     await buildWorkspace({ members: [colleague.id, stranger.id] });
     await buildWorkspace({ members: [stranger.id] });
     await WorkspaceMember.create({ workspaceId: ws.id, userId: colleague.id });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     await addProjectMember(ws.projectIds[0], projectOnly.id);
     const created = await api.post('/users', newUser(), { token: me.token });
     expect(created.status).toBe(200);

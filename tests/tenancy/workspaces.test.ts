@@ -3,6 +3,7 @@ import { EntrySource, User, Workspace, WorkspaceMember } from '../../server/db/m
 import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO } from './helpers.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -162,6 +163,7 @@ describe('workspace members', () => {
       )
     ).body;
     await User.update({ isActive: false }, { where: { id: inactive.id } });
+    await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
     const url = `/workspaces/${ws.id}/members`;
     expectErrorBody(await api.post(url, { userId: me.id }, { token: me.token }), 409, 'CONFLICT');
     expectErrorBody(await api.post(url, { userId: '00000000-0000-4000-8000-000000000000' }, { token: me.token }), 404, 'NOT_FOUND');

@@ -1,8 +1,9 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { db } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
+import { SessionCache } from './session-cache.js';
 import { bearerToken, verifyAccessToken, type TokenClaims } from './tokens.js';
 
 type SessionRow = {
@@ -47,6 +48,15 @@ export function actorFrom(row: SessionRow, sessionId: string): Actor {
   };
 }
 
+/** Sessions recently read, evicted when a user, session or membership changes (see SessionCache). */
+export const sessionCache = new SessionCache<SessionRow>();
+
+/** After the transaction commits (or now, without one), this process forgets the user's cached sessions. */
+export function forgetSessionsAfterCommit(userId: string, tx?: Transaction): void {
+  if (tx) tx.afterCommit(() => sessionCache.evictUser(userId));
+  else sessionCache.evictUser(userId);
+}
+
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Bearer token → live actor, or 401 (missing, malformed, bad signature, expired, revoked, inactive). */
@@ -55,7 +65,7 @@ export async function authenticateRequest(authorization: string | undefined): Pr
   if (!token) throw unauthorized('Missing or malformed bearer token');
   const claims = verifyAccessToken(token);
   if (!UUID_RE.test(claims.sub) || !UUID_RE.test(claims.sid)) throw unauthorized('Invalid or expired token');
-  const row = await loadLiveSession(claims);
+  const row = await sessionCache.lookup(claims.sid, claims.sub, () => loadLiveSession(claims));
   if (!sessionIsUsable(row)) throw unauthorized('Session is no longer valid');
   return actorFrom(row, claims.sid);
 }

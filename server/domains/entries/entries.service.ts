@@ -1,15 +1,15 @@
 import { QueryTypes } from 'sequelize';
-import { db, transaction } from '../../db/database.js';
+import { db, transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryInput, EntryDetail, EntryObject, UpdateEntryInput } from '../../../shared/contracts/entries.js';
-import { assertPeriodsOpen } from '../accounting/periods/period-lock.js';
+import { assertPeriodsOpen, closedPeriodNameSql, sharedPeriodLockSql } from '../accounting/periods/period-lock.js';
 import { loadEntry, lockEntry, presentEntry, updateEntryRow, type EntryRow } from './entry-rows.js';
 import { derivedTotal, insertEntry, setEntryTags, tagIdsOf } from './entry-writes.js';
 import { byUser, recordEvent } from './events.js';
 import { assertReferences, manualSourceId } from './references.js';
-import { loadDetailParts } from './entry-detail.js';
+import { loadEntryDetail } from './entry-detail.js';
 import { entryHooks } from './entry-hooks.js';
 
 export const FROZEN_STATUSES = ['VOIDED', 'CANCELLED'] as const;
@@ -20,14 +20,26 @@ export function assertNotFrozen(row: EntryRow, doing: string): void {
   }
 }
 
-async function projectForActor(actor: Actor, projectId: number, tx: import('sequelize').Transaction) {
-  const [project] = await db().query<{ id: number; workspace_id: number }>('SELECT id, workspace_id FROM projects WHERE id = :id', {
-    replacements: { id: projectId },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+/** The project (404 when the actor cannot see it), with its workspace's period lock taken shared. */
+async function lockedProjectForActor(actor: Actor, projectId: number, tx: Transaction) {
+  const [project] = await db().query<{ id: number; workspace_id: number }>(
+    `SELECT id, workspace_id, ${sharedPeriodLockSql('workspace_id')}::text AS locked FROM projects WHERE id = :id`,
+    { replacements: { id: projectId }, type: QueryTypes.SELECT, transaction: tx },
+  );
   if (!project || !scope.canSeeProjectObject(actor, project.workspace_id, project.id)) throw notFound('Project');
   return project;
+}
+
+/** After the lock: the closed period at `date`, the workspace's MANUAL source and an id for the new entry. */
+async function prepareNewEntry(tx: Transaction, workspaceId: number, date: string) {
+  const [row] = await db().query<{ closed_period: string | null; manual_source_id: number | null; entry_id: number }>(
+    `SELECT ${closedPeriodNameSql(':ws', ':date')} AS closed_period,
+            (SELECT id FROM entry_sources WHERE workspace_id = :ws AND kind = 'MANUAL') AS manual_source_id,
+            nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id`,
+    { replacements: { ws: workspaceId, date }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  if (row.closed_period !== null) throw conflict(`${date} is in the closed accounting period "${row.closed_period}"`);
+  return row;
 }
 
 export async function createEntry(actor: Actor, input: CreateEntryInput): Promise<EntryObject> {
@@ -36,20 +48,21 @@ export async function createEntry(actor: Actor, input: CreateEntryInput): Promis
     if (sum !== input.amountCents) throw badRequest(`Line items sum to ${sum}, not to amountCents ${input.amountCents}`);
   }
   return transaction(async (tx) => {
-    const project = await projectForActor(actor, input.projectId, tx);
+    const project = await lockedProjectForActor(actor, input.projectId, tx);
     const ws = project.workspace_id;
     await assertReferences(tx, ws, {
       partyIds: [input.fromPartyId, input.toPartyId],
       tagIds: input.tagIds,
       entrySourceId: input.entrySourceId,
     });
-    await assertPeriodsOpen(tx, ws, [input.entryDate]);
+    const prepared = await prepareNewEntry(tx, ws, input.entryDate);
     const row = await insertEntry(
       tx,
       {
         ...input,
+        id: prepared.entry_id,
         workspaceId: ws,
-        entrySourceId: input.entrySourceId ?? (await manualSourceId(tx, ws)),
+        entrySourceId: input.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, ws)),
         createdBy: actor.userId,
       },
       byUser(actor),
@@ -93,14 +106,34 @@ export async function updateEntry(actor: Actor, input: UpdateEntryInput): Promis
   });
 }
 
-async function assertAmountCoversDerived(tx: import('sequelize').Transaction, row: EntryRow, amount: number): Promise<void> {
+async function assertAmountCoversDerived(tx: Transaction, row: EntryRow, amount: number): Promise<void> {
   const used = await derivedTotal(tx, row.id, ['REFUND', 'REIMBURSEMENT']);
   if (amount < used) throw conflict(`amountCents ${amount} is below the ${used} already refunded or reimbursed`);
+  await assertFitsOriginal(tx, row, amount);
   const [items] = await db().query<{ n: number; total: number }>(
     'SELECT count(*)::int AS n, COALESCE(SUM(amount_cents), 0)::bigint AS total FROM entry_items WHERE entry_id = :id',
     { replacements: { id: row.id }, type: QueryTypes.SELECT, transaction: tx },
   );
   if (items.n > 0 && items.total !== amount) throw conflict(`The entry's line items sum to ${items.total}, not to ${amount}`);
+}
+
+/**
+ * A refund or reimbursement entry may not grow past what its original has left (CONTRACT §5:
+ * refunds never together exceed the original, total reimbursed never above it). The original
+ * is locked, as a new refund or reimbursement locks it, so the two are checked one after the other.
+ */
+async function assertFitsOriginal(tx: Transaction, row: EntryRow, amount: number): Promise<void> {
+  const [link] = await db().query<{ original_entry_id: number; link_type: 'REFUND' | 'REIMBURSEMENT' }>(
+    `SELECT original_entry_id, link_type FROM entry_links WHERE derived_entry_id = :id AND link_type IN ('REFUND', 'REIMBURSEMENT')`,
+    { replacements: { id: row.id }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  if (!link) return;
+  const original = await lockEntry(null, Number(link.original_entry_id), tx);
+  const others = Number(await derivedTotal(tx, original.id, [link.link_type])) - Number(row.amount_cents);
+  if (others + amount > Number(original.amount_cents)) {
+    const what = link.link_type === 'REFUND' ? 'refunds' : 'reimbursements';
+    throw conflict(`amountCents ${amount} would take the ${what} of entry #${original.id} above its ${original.amount_cents}`);
+  }
 }
 
 export async function replaceTags(actor: Actor, id: number, tagIds: number[]): Promise<EntryObject> {
@@ -135,7 +168,4 @@ export async function reconcileEntry(actor: Actor, id: number, isReconciled: boo
   });
 }
 
-export async function getEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
-  const row = await loadEntry(actor, id);
-  return { ...presentEntry(row), ...(await loadDetailParts(row)) };
-}
+export const getEntryDetail = (actor: Actor, id: number): Promise<EntryDetail> => loadEntryDetail(actor, id);

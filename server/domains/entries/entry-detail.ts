@@ -1,37 +1,71 @@
 import { QueryTypes } from 'sequelize';
 import { db } from '../../db/database.js';
-import { Party } from '../../db/models/index.js';
+import { notFound } from '../../lib/errors.js';
+import { scope, type Actor } from '../../lib/scope.js';
 import type { EntryDetail } from '../../../shared/contracts/entries.js';
-import { presentParty } from '../parties/parties.service.js';
-import type { EntryRow } from './entry-rows.js';
-import { documentsOfEntry } from '../documents/documents.service.js';
+import type { PartyObject } from '../../../shared/contracts/parties.js';
+import { presentDocument, type DocumentRow } from '../documents/document-rows.js';
+import { presentEntry, type EntryRow } from './entry-rows.js';
 
-type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'documents' | 'tags' | 'parties'>;
+type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
+type JsonTimes<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+type PartyJson = Omit<PartyObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 
+type DetailRow = EntryRow & {
+  detail_items: Parts['items'];
+  detail_transactions: Parts['transactions'];
+  detail_tags: Parts['tags'];
+  detail_documents: JsonTimes<DocumentRow>[];
+  detail_from_party: PartyJson | null;
+  detail_to_party: PartyJson | null;
+};
 
-/** Items, payments, documents, tags and parties of one entry, in a fixed number of queries. */
-export async function loadDetailParts(row: EntryRow): Promise<Parts> {
-  const q = <T extends object>(sql: string) => db().query<T>(sql, { replacements: { id: row.id }, type: QueryTypes.SELECT });
-  const partyIds = [row.from_party_id, row.to_party_id].filter((id): id is number => id !== null);
-  const [items, transactions, tags, parties, documents] = await Promise.all([
-    q<EntryDetail['items'][number]>(
-      `SELECT id, description, quantity::float8 AS quantity, unit_amount_cents AS "unitAmountCents", amount_cents AS "amountCents",
-              category_id AS "categoryId"
-         FROM entry_items WHERE entry_id = :id ORDER BY position`,
+const partyJson = (column: string) => `(SELECT json_build_object(
+    'id', p.id, 'workspaceId', p.workspace_id, 'name', p.name, 'partyType', p.party_type, 'country', p.country,
+    'email', p.email, 'taxId', p.tax_id, 'createdAt', p.created_at, 'updatedAt', p.updated_at)
+  FROM parties p WHERE p.id = e.${column})`;
+
+/**
+ * The entry with its items, payments, tags, documents and parties: one statement, one round
+ * trip (the detail is the most requested read of the API).
+ */
+const DETAIL_SQL = `
+SELECT e.*,
+  COALESCE((SELECT json_agg(json_build_object(
+      'id', i.id, 'description', i.description, 'quantity', i.quantity::float8, 'unitAmountCents', i.unit_amount_cents,
+      'amountCents', i.amount_cents, 'categoryId', i.category_id) ORDER BY i.position)
+    FROM entry_items i WHERE i.entry_id = e.id), '[]') AS detail_items,
+  COALESCE((SELECT json_agg(json_build_object(
+      'id', t.id, 'transactionDate', t.transaction_date, 'amountCents', t.amount_cents, 'method', t.method,
+      'externalRef', t.external_ref) ORDER BY t.transaction_date, t.id)
+    FROM entry_transactions t WHERE t.entry_id = e.id), '[]') AS detail_transactions,
+  COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'color', g.color) ORDER BY g.name, g.id)
+    FROM entry_tags et JOIN tags g ON g.id = et.tag_id WHERE et.entry_id = e.id), '[]') AS detail_tags,
+  COALESCE((SELECT json_agg(d ORDER BY d.created_at, d.id) FROM entry_documents d WHERE d.entry_id = e.id), '[]')
+    AS detail_documents,
+  ${partyJson('from_party_id')} AS detail_from_party,
+  ${partyJson('to_party_id')} AS detail_to_party
+FROM entries e WHERE e.id = :id`;
+
+const iso = (text: string) => new Date(text).toISOString();
+
+function presentPartyJson(p: PartyJson | null): PartyObject | null {
+  return p && { ...p, country: p.country?.trim() ?? null, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) };
+}
+
+/** The entry detail of CONTRACT §5 for an actor who may see the entry, or 404. */
+export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
+  const [row] = await db().query<DetailRow>(DETAIL_SQL, { replacements: { id }, type: QueryTypes.SELECT });
+  if (!row) throw notFound('Entry');
+  scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
+  return {
+    ...presentEntry(row),
+    items: row.detail_items,
+    transactions: row.detail_transactions,
+    tags: row.detail_tags,
+    documents: row.detail_documents.map((d) =>
+      presentDocument({ ...d, created_at: new Date(d.created_at), updated_at: new Date(d.updated_at) }),
     ),
-    q<EntryDetail['transactions'][number]>(
-      `SELECT id, transaction_date AS "transactionDate", amount_cents AS "amountCents", method, external_ref AS "externalRef"
-         FROM entry_transactions WHERE entry_id = :id ORDER BY transaction_date, id`,
-    ),
-    q<EntryDetail['tags'][number]>(
-      'SELECT t.id, t.name, t.color FROM entry_tags et JOIN tags t ON t.id = et.tag_id WHERE et.entry_id = :id ORDER BY t.name, t.id',
-    ),
-    partyIds.length ? Party.findAll({ where: { id: partyIds } }) : Promise.resolve([] as Party[]),
-    documentsOfEntry(row.id),
-  ]);
-  const party = (id: number | null) => {
-    const p = parties.find((x) => x.id === id);
-    return p ? presentParty(p) : null;
+    parties: { from: presentPartyJson(row.detail_from_party), to: presentPartyJson(row.detail_to_party) },
   };
-  return { items, transactions, documents, tags, parties: { from: party(row.from_party_id), to: party(row.to_party_id) } };
 }

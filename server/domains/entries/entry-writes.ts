@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
-import type { EntryStatus, EntryType, LinkType } from '../../../shared/contracts/entries.js';
+import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
-import { recordEvent, type EventActor } from './events.js';
+import { chainedEvent, insertEventsSql, type EventActor } from './events.js';
 import { entryHooks } from './entry-hooks.js';
 
 export type NewEntry = {
@@ -25,111 +25,112 @@ export type NewEntry = {
   tagIds?: number[];
 };
 
+/** An id for an entry about to be inserted (its first event is hashed before the insert). */
+export async function nextEntryId(tx: Transaction): Promise<number> {
+  const [row] = await db().query<{ id: number }>("SELECT nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS id", {
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return row.id;
+}
+
+/**
+ * The entry with its items, payments, tags and ENTRY_CREATED event, in one statement (a new
+ * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked).
+ */
+const INSERT_ENTRY_SQL = `
+WITH entry AS (
+  INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
+                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, created_by, created_at, updated_at)
+  VALUES (:id, :ws, :projectId, :sourceId, :type, 'PENDING', :currency, :amount, :fromParty, :toParty, :date, :description,
+          :reference, :exclude, :createdBy, :now, :now)
+  RETURNING *
+), items AS (
+  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
+  SELECT :id, :ws, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
+    FROM jsonb_to_recordset(CAST(:items AS jsonb))
+      AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)
+), payments AS (
+  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
+  SELECT :id, :ws, t.transaction_date, t.amount_cents, t.method, t.external_ref
+    FROM jsonb_to_recordset(CAST(:payments AS jsonb)) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
+), tags AS (
+  INSERT INTO entry_tags (entry_id, tag_id, workspace_id) SELECT :id, tag_id, :ws FROM unnest(CAST(:tagIds AS int[])) AS tag_id
+), event AS (
+  ${insertEventsSql(':event')}
+)
+SELECT * FROM entry`;
+
 /** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here. */
 export async function insertEntry(
   tx: Transaction,
-  e: NewEntry,
+  e: NewEntry & { id?: number },
   actor: EventActor,
   eventData: Record<string, unknown> = {},
 ): Promise<EntryRow> {
   const now = clock.now();
-  const status: EntryStatus = 'PENDING';
-  const [row] = await db().query<EntryRow>(
-    `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                          from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, created_by, created_at, updated_at)
-     VALUES (:ws, :projectId, :sourceId, :type, :status, :currency, :amount, :fromParty, :toParty, :date, :description, :reference,
-             :exclude, :createdBy, :now, :now)
-     RETURNING *`,
-    {
-      replacements: {
-        ws: e.workspaceId,
-        projectId: e.projectId,
-        sourceId: e.entrySourceId,
-        type: e.entryType,
-        status,
-        currency: e.baseCurrency,
-        amount: e.amountCents,
-        fromParty: e.fromPartyId ?? null,
-        toParty: e.toPartyId ?? null,
-        date: e.entryDate,
-        description: e.description ?? null,
-        reference: e.reference ?? null,
-        exclude: e.excludeFromSync ?? false,
-        createdBy: e.createdBy,
-        now,
-      },
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    },
-  );
-  const items = e.items ?? [];
-  if (items.length) {
-    await db().query(
-      `INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
-       SELECT :entryId, :ws, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
-         FROM jsonb_to_recordset(:items) AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)`,
-      {
-        replacements: {
-          entryId: row.id,
-          ws: e.workspaceId,
-          items: JSON.stringify(
-            items.map((it, position) => ({
-              position,
-              description: it.description,
-              quantity: it.quantity,
-              unit_amount_cents: it.unitAmountCents,
-              amount_cents: it.amountCents,
-              category_id: it.categoryId ?? null,
-            })),
-          ),
-        },
-        transaction: tx,
-      },
-    );
-  }
-  const payments = e.transactions ?? [];
-  if (payments.length) {
-    await db().query(
-      `INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
-       SELECT :entryId, :ws, t.transaction_date, t.amount_cents, t.method, t.external_ref
-         FROM jsonb_to_recordset(:payments) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)`,
-      {
-        replacements: {
-          entryId: row.id,
-          ws: e.workspaceId,
-          payments: JSON.stringify(
-            payments.map((p) => ({
-              transaction_date: p.transactionDate,
-              amount_cents: p.amountCents,
-              method: p.method ?? null,
-              external_ref: p.externalRef ?? null,
-            })),
-          ),
-        },
-        transaction: tx,
-      },
-    );
-  }
-  await setEntryTags(tx, row, e.tagIds ?? []);
-  await recordEvent(
-    tx,
-    row,
+  const id = e.id ?? (await nextEntryId(tx));
+  const event = chainedEvent(
+    undefined,
+    { id, workspace_id: e.workspaceId },
     'ENTRY_CREATED',
     {
-      entryType: row.entry_type,
-      amountCents: row.amount_cents,
-      baseCurrency: row.base_currency.trim(),
-      entryDate: row.entry_date,
-      projectId: row.project_id,
+      entryType: e.entryType,
+      amountCents: e.amountCents,
+      baseCurrency: e.baseCurrency,
+      entryDate: e.entryDate,
+      projectId: e.projectId,
       ...eventData,
     },
     actor,
+    now.toISOString(),
   );
-  await entryHooks.created(tx, [row], actor);
-  return reloadRow(tx, row.id);
+  const [row] = await db().query<EntryRow>(INSERT_ENTRY_SQL, {
+    replacements: {
+      id,
+      ws: e.workspaceId,
+      projectId: e.projectId,
+      sourceId: e.entrySourceId,
+      type: e.entryType,
+      currency: e.baseCurrency,
+      amount: e.amountCents,
+      fromParty: e.fromPartyId ?? null,
+      toParty: e.toPartyId ?? null,
+      date: e.entryDate,
+      description: e.description ?? null,
+      reference: e.reference ?? null,
+      exclude: e.excludeFromSync ?? false,
+      createdBy: e.createdBy,
+      now,
+      items: JSON.stringify(
+        (e.items ?? []).map((it, position) => ({
+          position,
+          description: it.description,
+          quantity: it.quantity,
+          unit_amount_cents: it.unitAmountCents,
+          amount_cents: it.amountCents,
+          category_id: it.categoryId ?? null,
+        })),
+      ),
+      payments: JSON.stringify(
+        (e.transactions ?? []).map((p) => ({
+          transaction_date: p.transactionDate,
+          amount_cents: p.amountCents,
+          method: p.method ?? null,
+          external_ref: p.externalRef ?? null,
+        })),
+      ),
+      tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
+      event: JSON.stringify([event]),
+    },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  const touched = await entryHooks.created(tx, [row], actor);
+  return touched ? reloadRow(tx, row.id) : row;
 }
 
-/** The row as it is now in this transaction (a hook may have moved its status). */
+/** The row as it is now in this transaction (a hook moved its status). */
 async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
   const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
     replacements: { id },

@@ -83,18 +83,39 @@ function hashEvent(prevHash: string | null, e: Omit<EventObject, 'prevHash' | 'h
  * Appends an event to the entry's hash chain inside the caller's transaction. The entry
  * row is locked first so that concurrent writers chain one after the other.
  */
-export async function recordEvent(
+export function recordEvent(
   tx: Transaction,
   entry: { id: number; workspace_id: number },
   kind: EventKind,
   data: Record<string, unknown>,
   actor: EventActor,
 ): Promise<void> {
-  await db().query('SELECT 1 FROM entries WHERE id = :id FOR UPDATE', { replacements: { id: entry.id }, transaction: tx });
-  const [last] = await db().query<{ seq: number; hash: string }>(
-    'SELECT seq, hash FROM entry_events WHERE entry_id = :id ORDER BY seq DESC LIMIT 1',
-    { replacements: { id: entry.id }, type: QueryTypes.SELECT, transaction: tx },
-  );
+  return recordEvents(tx, [{ entry, kind, data }], actor);
+}
+
+export type EventInsertRow = {
+  id: string;
+  entry_id: number;
+  workspace_id: number;
+  seq: number;
+  kind: EventKind;
+  actor_type: EventActor['actorType'];
+  actor_id: string | null;
+  data: Record<string, unknown>;
+  created_at: string;
+  prev_hash: string | null;
+  hash: string;
+};
+
+/** The next link of a chain whose last event is `tail` (none for a new entry). */
+export function chainedEvent(
+  tail: { seq: number | null; hash: string | null } | undefined,
+  entry: { id: number; workspace_id: number },
+  kind: EventKind,
+  data: Record<string, unknown>,
+  actor: EventActor,
+  createdAt: string,
+): EventInsertRow {
   const event = {
     id: randomUUID(),
     entryId: entry.id,
@@ -102,25 +123,30 @@ export async function recordEvent(
     actorType: actor.actorType,
     actorId: actor.actorId,
     data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
-    createdAt: clock.now().toISOString(),
+    createdAt,
   };
-  const prevHash = last?.hash ?? null;
-  await db().query(
-    `INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
-     VALUES (:id, :entryId, :ws, :seq, :kind, :actorType, :actorId, :data, :createdAt, :prevHash, :hash)`,
-    {
-      replacements: {
-        ...event,
-        ws: entry.workspace_id,
-        seq: (last?.seq ?? 0) + 1,
-        data: JSON.stringify(event.data),
-        prevHash,
-        hash: hashEvent(prevHash, event),
-      },
-      transaction: tx,
-    },
-  );
+  const prevHash = tail?.hash ?? null;
+  return {
+    id: event.id,
+    entry_id: entry.id,
+    workspace_id: entry.workspace_id,
+    seq: (tail?.seq ?? 0) + 1,
+    kind,
+    actor_type: actor.actorType,
+    actor_id: actor.actorId,
+    data: event.data,
+    created_at: createdAt,
+    prev_hash: prevHash,
+    hash: hashEvent(prevHash, event),
+  };
 }
+
+/** INSERT … SELECT of EventInsertRow objects passed as a JSON array in parameter `param`. */
+export const insertEventsSql = (param: string) =>
+  `INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
+   SELECT r.id, r.entry_id, r.workspace_id, r.seq, r.kind, r.actor_type, r.actor_id, r.data, r.created_at, r.prev_hash, r.hash
+     FROM jsonb_to_recordset(${param}::jsonb) AS r(id uuid, entry_id bigint, workspace_id int, seq int, kind text,
+          actor_type text, actor_id text, data jsonb, created_at timestamptz, prev_hash text, hash text)`;
 
 /**
  * Set-based `recordEvent` for many entries (bulk writers such as ingest): one statement locks
@@ -146,36 +172,8 @@ export async function recordEvents(
       );
   const tailOf = new Map(tails.map((t) => [Number(t.id), t]));
   const createdAt = clock.now().toISOString();
-  const rows = events.map(({ entry, kind, data }) => {
-    const tail = tailOf.get(entry.id);
-    const event = {
-      id: randomUUID(),
-      entryId: entry.id,
-      kind,
-      actorType: actor.actorType,
-      actorId: actor.actorId,
-      data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
-      createdAt,
-    };
-    const prevHash = tail?.hash ?? null;
-    return {
-      id: event.id,
-      entry_id: entry.id,
-      workspace_id: entry.workspace_id,
-      seq: (tail?.seq ?? 0) + 1,
-      kind,
-      data: event.data,
-      prev_hash: prevHash,
-      hash: hashEvent(prevHash, event),
-    };
-  });
-  await db().query(
-    `INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
-     SELECT r.id, r.entry_id, r.workspace_id, r.seq, r.kind, $2::text, $3::text, r.data, $4::timestamptz, r.prev_hash, r.hash
-       FROM jsonb_to_recordset($1::jsonb)
-         AS r(id uuid, entry_id bigint, workspace_id int, seq int, kind text, data jsonb, prev_hash text, hash text)`,
-    { bind: [JSON.stringify(rows), actor.actorType, actor.actorId, createdAt], transaction: tx },
-  );
+  const rows = events.map(({ entry, kind, data }) => chainedEvent(tailOf.get(entry.id), entry, kind, data, actor, createdAt));
+  await db().query(insertEventsSql('$1'), { bind: [JSON.stringify(rows)], transaction: tx });
 }
 
 const presentEvent = (r: EventRow): EventObject => ({

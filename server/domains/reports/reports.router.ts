@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
 import {
-  CalendarDay,
+  CalendarReport,
   CalendarQuery,
   DistributionReport,
   FlowRow,
@@ -10,7 +10,7 @@ import {
   SummaryReport,
   TagRow,
   TimelineQuery,
-  TimelineRow,
+  TimelineReport,
 } from '../../../shared/contracts/reports.js';
 import { router } from '../../trpc/init.js';
 import { authedProcedure, op } from '../../trpc/procedures.js';
@@ -48,7 +48,7 @@ export const reportsRouter = router({
       ),
     )
     .input(TimelineQuery)
-    .output(z.array(TimelineRow))
+    .output(TimelineReport)
     .query(({ ctx, input }) => reports.timeline(ctx.actor, input)),
   byParty: authedProcedure
     .meta(
@@ -103,7 +103,7 @@ export const reportsRouter = router({
       ),
     )
     .input(CalendarQuery)
-    .output(z.array(CalendarDay))
+    .output(CalendarReport)
     .query(({ ctx, input }) => reports.calendar(ctx.actor, input)),
   distribution: authedProcedure
     .meta(

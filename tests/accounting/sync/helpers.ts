@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
 import { createEntry, events, getEntry } from '../../support/entries.js';
-import type { Api, ApiResponse } from '../../support/http.js';
+import { registerSecret, type Api, type ApiResponse } from '../../support/http.js';
 import { accountingWorld, createConnection, type AccountingWorld } from '../helpers.js';
 import { startGenericProvider, type GenericProvider } from '../../emulators/generic-provider.js';
 import { startQuickBooksEmulator, type QbEmulator } from '../../emulators/quickbooks-emulator.js';
@@ -12,6 +12,7 @@ export type ProviderKind = 'QUICKBOOKS' | 'GENERIC';
 export const PROVIDERS: ProviderKind[] = ['QUICKBOOKS', 'GENERIC'];
 export const GENERIC_TYPE = 'ACME_BOOKS';
 export const GENERIC_TOKEN = 'generic-provider-token';
+registerSecret(GENERIC_TOKEN);
 
 /** The QuickBooks accounts the emulator knows (config of every QUICKBOOKS test connection). */
 export const QB_CONFIG = { paymentAccountId: '35', depositAccountId: '35', expenseAccountId: '7', incomeAccountId: '4' };
@@ -52,8 +53,11 @@ export function connectionBody(
   overrides: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const base = { requireReview: false, requireCompletenessForSync: false, syncMode: 'MANUAL_PUSH', name: `${kind} books` };
-  if (kind === 'QUICKBOOKS')
-    return { ...base, providerType: 'QUICKBOOKS', credentials: e.qb.credentials(), config: QB_CONFIG, ...overrides };
+  if (kind === 'QUICKBOOKS') {
+    const credentials = e.qb.credentials();
+    for (const key of ['accessToken', 'refreshToken']) registerSecret(String(credentials[key]));
+    return { ...base, providerType: 'QUICKBOOKS', credentials, config: QB_CONFIG, ...overrides };
+  }
   if (kind === 'GENERIC') {
     return {
       ...base,

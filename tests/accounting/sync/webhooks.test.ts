@@ -1,7 +1,7 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePeriod, createEntry, entryIn, events, getEntry, reopenPeriod } from '../../support/entries.js';
-import { expectErrorBody, startServer, type Api, type ApiResponse } from '../../support/http.js';
+import { expectErrorBody, registerSecret, startServer, type Api, type ApiResponse } from '../../support/http.js';
 import { createConnection } from '../helpers.js';
 import {
   connectionBody,
@@ -22,6 +22,7 @@ let e: Emulators;
 let w: SyncWorld;
 let qb: SyncWorld;
 const SECRET = 'whsec-0123456789abcdef';
+registerSecret(SECRET);
 const VERIFIER = 'intuit-verifier-token';
 
 beforeAll(async () => {
@@ -60,6 +61,12 @@ describe('checks, in order, before any action', () => {
     await api.del(`/accounting/connections/${inactive.id}`, { token: w.token });
     expectErrorBody(await hook(inactive.id, body, withSecret), 404, 'NOT_FOUND');
     expectErrorBody(await hook(inactive.id, body), 404, 'NOT_FOUND');
+  });
+
+  it('a body nested thousands of levels deep is a 400, not a 500 (found by the fuzzer)', async () => {
+    const res = await hook(w.connection.id, '['.repeat(5000) + ']'.repeat(5000), withSecret);
+    expectErrorBody(res, 400, 'BAD_REQUEST');
+    expect(res.body.message).toMatch(/nested deeper/);
   });
 
   it('webhookSecret set: X-Webhook-Secret missing or different → 401 and nothing happens', async () => {

@@ -8,7 +8,7 @@ import {
   CreateTaxMappingInput,
   MappingIdInput,
   PartyMappingObject,
-  ProjectRoute,
+  ProjectRoutes,
   SetProjectRoutingInput,
   TaxMappingObject,
 } from '../../../../shared/contracts/accounting.js';
@@ -78,11 +78,11 @@ export const mappingsRouter = router({
       ),
     )
     .input(ConnectionQuery)
-    .output(z.array(ProjectRoute))
+    .output(ProjectRoutes)
     .query(({ ctx, input }) => projects.getProjectRouting(ctx.actor, input.connectionId)),
   setProjects: can
     .meta(op('POST', '/accounting/mappings/projects', 'setProjectRouting', TAG, "Replace the connection's projectIds", [403, 404]))
     .input(SetProjectRoutingInput)
-    .output(z.array(ProjectRoute))
+    .output(ProjectRoutes)
     .mutation(({ ctx, input }) => projects.setProjectRouting(ctx.actor, input)),
 });

@@ -54,8 +54,8 @@ async function moveUnderReview(tx: Transaction, entryIds: number[], actor: Event
  * entryHooks.onCreated: a QUEUED review for every active connection that requires review and
  * covers the new entry's project (`projectIds` empty = every project), in one statement.
  */
-export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<void> {
-  if (created.length === 0) return;
+export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean> {
+  if (created.length === 0) return false;
   const now = clock.now();
   const reviews = await db().query<ReviewRow>(
     `INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status, created_at, updated_at)
@@ -71,6 +71,7 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
     { replacements: { ids: intArrayLiteral(created.map((e) => e.id)), now }, type: QueryTypes.SELECT, transaction: tx },
   );
   await announceQueued(tx, reviews, actor);
+  return reviews.length > 0;
 }
 
 /**

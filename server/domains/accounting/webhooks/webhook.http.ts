@@ -3,7 +3,9 @@ import { z } from 'zod/v4';
 import { AppError, badRequest } from '../../../lib/errors.js';
 import { runtime } from '../../../runtime.js';
 import { sendError } from '../../../http/errors.js';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../http/request-context.js';
 import { documentExpressPath } from '../../../http/express-paths.js';
+import { Uuid } from '../../../../shared/contracts/common.js';
 import { WebhookBody, WebhookResult } from '../../../../shared/contracts/sync.js';
 import { handleWebhook } from './webhook-actions.js';
 import { assertProviderSignature, assertWebhookSecret, webhookConnection } from './webhook-auth.js';
@@ -33,6 +35,7 @@ function parseBody(raw: Buffer): WebhookBody {
   } catch {
     throw badRequest('Malformed JSON body');
   }
+  if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (JSON.stringify(value).includes('\\u0000')) throw badRequest('Text must not contain NUL characters');
   const parsed = WebhookBody.safeParse(value);
   if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
@@ -71,12 +74,17 @@ documentExpressPath(`${WEBHOOK_PREFIX}/{connectionId}`, {
       'ENTRY_VOIDED → VOIDED (409 in a closed period), DOCUMENT_REQUESTED → a REQUESTED document (`documentName` required, ' +
       '`documentType` default BASIS), ENTRY_UPDATED → an ENTRY_UPDATED event keeping `changes`. Status changes bypass the ' +
       'status table except from VOIDED/CANCELLED (409). Events: actorType WEBHOOK, actorId the connection id.',
-    security: [],
+    // the secret is required only when the connection has one (CONTRACT §10), hence the empty alternative
+    security: [{ WebhookSecret: [] }, {}],
     requestParams: {
-      path: z.object({ connectionId: z.string() }),
+      path: z.object({ connectionId: Uuid }),
       header: z.object({
-        'X-Webhook-Secret': z.string().optional().describe('the connection’s config.webhookSecret, when one is set'),
-        'intuit-signature': z.string().optional().describe('QUICKBOOKS: base64(HMAC-SHA256(webhookVerifierToken, raw body))'),
+        'intuit-signature': z
+          .string()
+          .regex(/^[A-Za-z0-9+/]{43}=$/)
+          .meta({ maxLength: 44 })
+          .optional()
+          .describe('QUICKBOOKS: base64(HMAC-SHA256(webhookVerifierToken, raw body))'),
       }),
     },
     requestBody: { required: true, content: { 'application/json': { schema: WebhookBody } } },

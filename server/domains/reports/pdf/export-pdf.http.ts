@@ -55,7 +55,14 @@ documentExpressPath(PDF_PATH, {
       '200': {
         description: 'The PDF, as an attachment',
         headers: {
-          'Content-Disposition': { description: 'attachment; filename="report-<workspaceId>-<from>-<to>.pdf"', schema: { type: 'string' } },
+          'Content-Disposition': {
+            description: 'attachment; filename="report-<workspaceId>-<from>-<to>.pdf"',
+            schema: {
+              type: 'string',
+              maxLength: 100,
+              pattern: '^attachment; filename="report-[0-9]+-([0-9]{4}-[0-9]{2}-[0-9]{2}|start)-([0-9]{4}-[0-9]{2}-[0-9]{2}|end)\\.pdf"$',
+            },
+          },
         },
         content: { 'application/pdf': { schema: z.string().meta({ format: 'binary' }) } },
       },

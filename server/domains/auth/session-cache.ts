@@ -1,0 +1,57 @@
+import { changeListener } from '../../db/change-listener.js';
+import { runtime } from '../../runtime.js';
+
+type Cached<T> = { value: T; userId: string; loadedAt: number };
+
+/**
+ * Verified sessions (user, permissions, memberships) kept in memory for AUTH_CACHE_TTL_MS.
+ * Correctness comes from invalidation, not from the TTL: database triggers announce every
+ * change of a user, session or membership on `auth_changed` (migration 0008) and this process
+ * evicts that user's sessions when the change commits (its own writes evict at once, see
+ * forgetSessionsAfterCommit). While the LISTEN connection is down, nothing is served from memory.
+ */
+export class SessionCache<T> {
+  private entries = new Map<string, Cached<T>>();
+  private evictions = 0;
+
+  constructor() {
+    changeListener.subscribe(
+      'auth_changed',
+      (userId) => this.evictUser(userId),
+      () => this.clear(),
+    );
+  }
+
+  async lookup(sessionId: string, userId: string, load: () => Promise<T | undefined>): Promise<T | undefined> {
+    const ttl = runtime().config.AUTH_CACHE_TTL_MS;
+    if (ttl === 0 || !changeListener.isListening()) return load();
+    const hit = this.entries.get(sessionId);
+    if (hit && hit.userId === userId && performance.now() - hit.loadedAt < ttl) return hit.value;
+    const generation = this.evictions;
+    const value = await load();
+    // a change announced while loading may not be in what was read: do not keep it
+    if (value !== undefined && generation === this.evictions && changeListener.isListening()) {
+      this.entries.set(sessionId, { value, userId, loadedAt: performance.now() });
+    }
+    return value;
+  }
+
+  evictUser(userId: string): void {
+    this.evictions++;
+    for (const [sid, cached] of this.entries) if (cached.userId === userId) this.entries.delete(sid);
+  }
+
+  clear(): void {
+    this.evictions++;
+    this.entries.clear();
+  }
+
+  /** Resolves once every change committed before the call has been applied to the cache (tests). */
+  settled(): Promise<void> {
+    return changeListener.settled();
+  }
+
+  isListening(): boolean {
+    return changeListener.isListening();
+  }
+}

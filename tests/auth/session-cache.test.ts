@@ -1,0 +1,96 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LISTENER_APPLICATION_NAME } from '../../server/db/change-listener.js';
+import { pgClientConfig } from '../../server/db/database.js';
+import type { Permission } from '../../shared/permissions.js';
+import { sessionCache } from '../../server/domains/auth/authenticate.js';
+import { actor, buildWorkspace } from '../support/factories.js';
+import { expectErrorBody, startServer, type Api } from '../support/http.js';
+
+/**
+ * Sessions are served from memory for a few seconds; every change of a user, session or
+ * membership must still take effect at once. Changes here are made the way another server
+ * process or an operator would: SQL on a connection of its own, never through this process.
+ */
+let api: Api;
+let other: pg.Client;
+beforeAll(async () => {
+  api = await startServer();
+  other = new pg.Client(pgClientConfig());
+  await other.connect();
+});
+afterAll(() => other.end());
+
+async function cachedMember(permissions: Permission[] = ['workspace.read']) {
+  const ws = await buildWorkspace();
+  const me = await actor(api, { workspaceId: ws.id, permissions });
+  expect((await api.get('/auth/me', { token: me.token })).status).toBe(200);
+  await expect.poll(() => sessionCache.isListening(), { timeout: 5_000 }).toBe(true);
+  expect((await api.get('/auth/me', { token: me.token })).status).toBe(200); // now cached
+  return { ws, me };
+}
+
+describe('auth session cache', () => {
+  it('sees a permission change made by another process', async () => {
+    const { me } = await cachedMember(['workspace.read']);
+    const list = () => api.get('/workspaces', { token: me.token });
+    expect((await list()).status).toBe(200);
+    await other.query(`UPDATE users SET permissions = '{}' WHERE id = $1`, [me.id]);
+    await sessionCache.settled();
+    expectErrorBody(await list(), 403, 'FORBIDDEN');
+  });
+
+  it('sees a revoked session and a deactivated user made by another process', async () => {
+    const a = await cachedMember();
+    await other.query('UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [a.me.id]);
+    await sessionCache.settled();
+    expectErrorBody(await api.get('/auth/me', { token: a.me.token }), 401, 'UNAUTHORIZED');
+
+    const b = await cachedMember();
+    await other.query('UPDATE users SET is_active = false WHERE id = $1', [b.me.id]);
+    await sessionCache.settled();
+    expectErrorBody(await api.get('/auth/me', { token: b.me.token }), 401, 'UNAUTHORIZED');
+  });
+
+  it('sees a membership removed by another process: the workspace is out of reach at once', async () => {
+    const { ws, me } = await cachedMember();
+    expect((await api.get('/parties', { token: me.token, query: { workspaceId: ws.id } })).status).toBe(200);
+    await other.query('DELETE FROM workspace_members WHERE user_id = $1', [me.id]);
+    await sessionCache.settled();
+    expectErrorBody(await api.get('/parties', { token: me.token, query: { workspaceId: ws.id } }), 403, 'FORBIDDEN');
+  });
+
+  it('lets a new workspace be used by its creator in the very next request (the membership is not cached stale)', async () => {
+    const { me } = await cachedMember(['workspace.read', 'workspace.create']);
+    for (let i = 0; i < 5; i++) {
+      const created = await api.post('/workspaces', { name: `Fresh ${i}` }, { token: me.token });
+      expect(created.status).toBe(200);
+      expect((await api.get(`/workspaces/${created.body.id}`, { token: me.token })).status).toBe(200);
+    }
+  });
+
+  it('forgets a session revoked through the API without waiting for the notification', async () => {
+    const { me } = await cachedMember();
+    expect((await api.post('/auth/logout', undefined, { token: me.token })).status).toBe(200);
+    expectErrorBody(await api.get('/auth/me', { token: me.token }), 401, 'UNAUTHORIZED');
+  });
+
+  it('reads sessions live while its LISTEN connection is gone, and listens again afterwards', async () => {
+    const { me } = await cachedMember(['workspace.read']);
+    const list = () => api.get('/workspaces', { token: me.token });
+    expect((await list()).status).toBe(200);
+    // kill the listener's backend: the cache must drop everything and stop serving from memory
+    await other.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+        WHERE datname = current_database() AND application_name = $1`,
+      [LISTENER_APPLICATION_NAME],
+    );
+    await expect.poll(() => sessionCache.isListening(), { timeout: 5_000 }).toBe(false);
+    await other.query(`UPDATE users SET permissions = '{}' WHERE id = $1`, [me.id]);
+    expectErrorBody(await list(), 403, 'FORBIDDEN');
+    await expect.poll(() => sessionCache.isListening(), { timeout: 5_000 }).toBe(true);
+    await other.query(`UPDATE users SET permissions = '{workspace.read}' WHERE id = $1`, [me.id]);
+    await sessionCache.settled();
+    expect((await list()).status).toBe(200);
+  });
+});

@@ -1,0 +1,84 @@
+import { runtime } from '../../server/runtime.js';
+
+/**
+ * Scans every response the test client receives (tests/support/http.ts `client()`) for
+ * secrets: password/API-key hashes, sealed credentials, webhook secrets, the runtime's own
+ * secrets (JWT secret, credential keys) and plaintext secrets the tests registered.
+ * Integration API keys (`fes_live_…`) are the documented exception: allowed only in the
+ * responses of `POST /integrations` and `POST /integrations/{id}/rotate-key`.
+ */
+
+const registered = new Set<string>();
+let scanned = 0;
+
+/** Marks a plaintext secret (credential value, webhook secret, API key, …) that no response may contain. */
+export function registerSecret(value: string): void {
+  if (value.length < 6) throw new Error(`registerSecret: "${value}" is too short to scan for without false hits`);
+  registered.add(value);
+}
+
+/** How many responses the scanner has checked in this test file. */
+export const scannedResponses = (): number => scanned;
+
+const FORBIDDEN_KEYS = new Set([
+  'passwordHash',
+  'password_hash',
+  'password',
+  'keyHash',
+  'key_hash',
+  'apiKeyHash',
+  'api_key_hash',
+  'credentialsEncrypted',
+  'credentials_encrypted',
+  'credentialsCiphertext',
+  'credentials_ciphertext',
+  'webhookSecret',
+  'webhook_secret',
+  'webhookSecretCiphertext',
+  'webhook_secret_ciphertext',
+]);
+const API_KEY = /fes_live_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}/;
+const API_KEY_ROUTES = [/^\/integrations\/?$/, /^\/integrations\/[^/]+\/rotate-key\/?$/];
+
+function runtimeSecrets(): string[] {
+  try {
+    const { jwtSecret, credentialsKeys } = runtime().secrets;
+    return [jwtSecret, ...credentialsKeys.flatMap(({ key }) => [key.toString('base64'), key.toString('hex'), key.toString('base64url')])];
+  } catch {
+    return []; // runtime not initialised (a test of the client itself)
+  }
+}
+
+function forbiddenKeyIn(value: unknown, path: string): string | undefined {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const hit = forbiddenKeyIn(value[i], `${path}[${i}]`);
+      if (hit) return hit;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (FORBIDDEN_KEYS.has(k) && v !== null && v !== undefined && v !== '') return `${path}.${k}`;
+      const hit = forbiddenKeyIn(v, `${path}.${k}`);
+      if (hit) return hit;
+    }
+  }
+  return undefined;
+}
+
+/** Throws when a response text holds a secret; `method path` names the request in the message. */
+export function scanResponse(method: string, path: string, text: string, json?: unknown): void {
+  scanned++;
+  const where = `${method} ${path}`;
+  if (text.includes('$argon2')) throw new Error(`secret scan: argon2 hash in the response of ${where}`);
+  const pathname = path.split('?')[0];
+  if (API_KEY.test(text) && !(method === 'POST' && API_KEY_ROUTES.some((r) => r.test(pathname)))) {
+    throw new Error(`secret scan: an integration API key in the response of ${where}`);
+  }
+  for (const secret of [...runtimeSecrets(), ...registered]) {
+    const escaped = JSON.stringify(secret).slice(1, -1);
+    if (text.includes(secret) || text.includes(escaped)) throw new Error(`secret scan: a registered secret in the response of ${where}`);
+  }
+  // the OpenAPI document names these fields in its schemas; it holds no values
+  const key = json === undefined || pathname === '/openapi.json' ? undefined : forbiddenKeyIn(json, '$');
+  if (key) throw new Error(`secret scan: field ${key} in the response of ${where}`);
+}
