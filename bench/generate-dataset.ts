@@ -4,21 +4,27 @@
  *
  *   tsx bench/generate-dataset.ts [--entries 1000000] [--fresh]
  *
- * One workspace ("Bench <n>") with 20 projects, 500 parties, 50 tags and `entries` entries over
+ * One workspace ("Bench <n>") with 20 projects, 2,000 parties, 50 tags and `entries` entries over
  * three years (2024–2026): 40 % INCOME; statuses 50 % PENDING, 15 % UNDER_REVIEW, 25 % COMPLETED,
  * 4 % VOIDED, 3 % REJECTED, 3 % CANCELLED; currencies 80 % USD, 15 % EUR, 5 % JPY; 0–3 tags each
  * (1.5 on average). Parties as in real books: the first 5 are the workspace's own accounts, the
- * other 495 counterparties; INCOME runs counterparty → own account, EXPENSE own account →
- * counterparty; 5 % of entries lack the from-party and 5 % the to-party.
+ * other 1,995 counterparties; INCOME runs counterparty → own account, EXPENSE own account →
+ * counterparty; 5 % of entries lack the from-party and 5 % the to-party. 1 % of the entries are
+ * partial refunds of others (opposite type, parties swapped, a few days later, linked as REFUND).
  */
 import { QueryTypes } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 import { openBenchDatabase } from './bench-db.js';
 
+/** The workspace name of a generated dataset; v2: 2,000 parties and 1 % refunds (older datasets get rebuilt). */
+export const datasetName = (entries: number) => `Bench v2 ${entries.toLocaleString('en-US')}`;
+
 export type GeneratedDataset = { workspaceId: number; projectIds: number[]; entries: number; seconds: number };
 
 const PROJECTS = 20;
-const PARTIES = 500;
+const PARTIES = 2_000;
+/** one entry in REFUND_EVERY is a refund of another */
+const REFUND_EVERY = 100;
 /** parties 1..OWN are the workspace's own accounts */
 const OWN = 5;
 const TAGS = 50;
@@ -55,7 +61,7 @@ export async function generateDataset(db: Sequelize, entries: number, log: (m: s
   const { id: workspaceId } = await one<{ id: number }>(
     db,
     `INSERT INTO workspaces (name, base_currency) VALUES ($1, 'USD') RETURNING id`,
-    [`Bench ${entries.toLocaleString('en-US')}`],
+    [datasetName(entries)],
   );
   const { id: sourceId } = await one<{ id: number }>(
     db,
@@ -81,8 +87,10 @@ export async function generateDataset(db: Sequelize, entries: number, log: (m: s
     [workspaceId],
   );
 
-  for (let first = 1; first <= entries; first += BATCH) {
-    const last = Math.min(entries, first + BATCH - 1);
+  const refunds = Math.floor(entries / REFUND_EVERY);
+  const regular = entries - refunds;
+  for (let first = 1; first <= regular; first += BATCH) {
+    const last = Math.min(regular, first + BATCH - 1);
     await db.query(
       `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, status_reason, base_currency,
                             amount_cents, from_party_id, to_party_id, entry_date, description, reference)
@@ -106,8 +114,27 @@ export async function generateDataset(db: Sequelize, entries: number, log: (m: s
                                         WHEN h.st % 100 < 97 THEN 'REJECTED' ELSE 'CANCELLED' END AS status) s`,
       { bind: [workspaceId, projectIds, sourceId, partyIds, first, last], type: QueryTypes.INSERT },
     );
-    log(`  entries ${last.toLocaleString('en-US')} / ${entries.toLocaleString('en-US')}`);
+    log(`  entries ${last.toLocaleString('en-US')} / ${regular.toLocaleString('en-US')}`);
   }
+  await db.query(
+    `WITH originals AS (
+       SELECT id, project_id, entry_type, base_currency, amount_cents, from_party_id, to_party_id, entry_date
+         FROM entries WHERE workspace_id = $1 AND entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED') AND amount_cents >= 2
+        ORDER BY hashint8extended(id, 11) LIMIT $3
+     ), refunds AS (
+       INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
+                            from_party_id, to_party_id, entry_date, description, reference)
+       SELECT $1, o.project_id, $2, CASE o.entry_type WHEN 'INCOME' THEN 'EXPENSE' ELSE 'INCOME' END, 'PENDING', o.base_currency,
+              o.amount_cents / 2, o.to_party_id, o.from_party_id, LEAST(o.entry_date + 7, date '2026-12-31'),
+              'Refund of entry #' || o.id, 'REFUND-' || o.id
+         FROM originals o
+       RETURNING id, reference
+     )
+     INSERT INTO entry_links (workspace_id, link_type, original_entry_id, derived_entry_id)
+     SELECT $1, 'REFUND', substr(reference, 8)::bigint, id FROM refunds`,
+    { bind: [workspaceId, sourceId, refunds], type: QueryTypes.INSERT },
+  );
+  log(`  refunds ${refunds.toLocaleString('en-US')}`);
   // 0–3 distinct tags per entry: offsets 7, 14, 21 from a per-entry start never collide modulo 50
   await db.query(
     `INSERT INTO entry_tags (entry_id, tag_id, workspace_id)

@@ -5,7 +5,7 @@ import type { Sequelize } from 'sequelize-typescript';
 import { User, WorkspaceMember } from '../../server/db/models/index.js';
 import { hashPassword } from '../../server/domains/auth/passwords.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { generateDataset } from '../generate-dataset.js';
+import { datasetName, generateDataset } from '../generate-dataset.js';
 
 export type ReadDataset = {
   workspaceId: number;
@@ -20,8 +20,6 @@ export type WriteWorkspace = { workspaceId: number; projectId: number; sourceId:
 async function select<T extends object>(db: Sequelize, sql: string, bind: unknown[] = []): Promise<T[]> {
   return db.query<T>(sql, { bind, type: QueryTypes.SELECT });
 }
-
-const datasetName = (entries: number) => `Bench ${entries.toLocaleString('en-US')}`;
 
 /** The newest complete "Bench <n>" workspace, generated now when there is none (or `rebuild`). */
 export async function ensureDataset(
