@@ -1,12 +1,14 @@
 import pg from 'pg';
 import { createRequire } from 'node:module';
+import { AppError } from '../lib/errors.js';
 
 const OID = { INT8: 20, NUMERIC: 1700, DATE: 1082 } as const;
 
 function toSafeNumber(text: string): number {
   const n = Number(text);
   if (!Number.isFinite(n) || (Number.isInteger(n) && !Number.isSafeInteger(n))) {
-    throw new Error(`numeric value ${text} is outside the safe integer range`);
+    // reachable from valid data (sums of many amounts near the 10^15 limit): a refusal, not a 500
+    throw new AppError('CONFLICT', `A total (${text}) is beyond 2^53 - 1 and cannot be returned exactly; narrow the filters`);
   }
   return n;
 }

@@ -125,6 +125,11 @@ function mapKnownError(err: unknown): { status: number; body: ErrorBody } | unde
   if (name === 'SequelizeForeignKeyConstraintError') {
     return { status: 400, body: { message: 'A referenced record does not exist', code: 'BAD_REQUEST' } };
   }
+  const parent = (cause as { parent?: unknown } | undefined)?.parent;
+  if (parent instanceof AppError) {
+    // raised while reading the rows (server/db/pg-types.ts) and wrapped by Sequelize
+    return { status: HTTP_STATUS[parent.code as ErrorCode] ?? 500, body: { message: parent.message, code: parent.code } };
+  }
   const pgCode = (cause as { parent?: { code?: string } } | undefined)?.parent?.code;
   if (pgCode === '23P01') {
     return { status: 409, body: { message: 'Conflicts with an existing record', code: 'CONFLICT' } };

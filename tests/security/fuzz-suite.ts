@@ -22,8 +22,9 @@ export function defineFuzzSuite(runsPerOp: number): void {
     const logger = runtime().logger;
     const error = logger.error.bind(logger);
     logger.error = ((obj: unknown, ...rest: unknown[]) => {
-      const err = (obj as { err?: Error })?.err;
-      serverErrors.push(err?.stack?.split('\n').slice(0, 4).join(' | ') ?? JSON.stringify(obj).slice(0, 300));
+      const err = (obj as { err?: Error & { parent?: { code?: string; message?: string }; sql?: string } })?.err;
+      const db = err?.parent ? ` [pg ${err.parent.code}: ${err.parent.message}] ${err.sql?.slice(0, 300)}` : '';
+      serverErrors.push(`${err?.stack?.split('\n').slice(0, 4).join(' | ') ?? JSON.stringify(obj).slice(0, 300)}${db}`);
       return (error as (...a: unknown[]) => void)(obj, ...rest);
     }) as typeof logger.error;
     started = Date.now();

@@ -116,6 +116,24 @@ describe('DELETE /tags/{id}', () => {
     expect((await api.post('/tags', { workspaceId: ws.id, name: 'temp' }, { token: me.token })).status).toBe(200);
   });
 
+  it('parallel deletes of tags sharing entries all succeed (they deadlocked into 500s, found by the fuzzer)', async () => {
+    const ws = await buildWorkspace();
+    const me = await actor(api, { workspaceId: ws.id });
+    const tags = [];
+    for (let i = 0; i < 6; i++) tags.push((await buildTag(ws.id, { name: `shared-${i}` })).id);
+    for (let i = 0; i < 8; i++) {
+      const entry = await api.post(
+        '/entries',
+        { projectId: ws.projectIds[0], entryType: 'EXPENSE', amountCents: 100, baseCurrency: 'USD', entryDate: '2026-03-01', tagIds: tags },
+        { token: me.token },
+      );
+      expect(entry.status, entry.text).toBe(200);
+    }
+    const results = await Promise.all(tags.map((id) => api.del(`/tags/${id}`, { token: me.token })));
+    expect(results.map((r) => r.status)).toEqual(tags.map(() => 200));
+    expect(await Tag.count({ where: { workspaceId: ws.id } })).toBe(0);
+  });
+
   it('404 for a foreign tag, 403 without entry.edit, 400 for a bad id', async () => {
     const ws = await buildWorkspace();
     const foreign = await buildWorkspace();

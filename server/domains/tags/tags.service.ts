@@ -1,5 +1,5 @@
 import { Op, col, fn, where } from 'sequelize';
-import { transaction, type Transaction } from '../../db/database.js';
+import { db, transaction, type Transaction } from '../../db/database.js';
 import { Tag } from '../../db/models/index.js';
 import { conflict } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
@@ -56,6 +56,12 @@ export async function updateTag(actor: Actor, input: UpdateTagInput): Promise<Ta
 export async function deleteTag(actor: Actor, input: { id: number }): Promise<{ success: true }> {
   return transaction(async (tx) => {
     const tag = await loadTag(actor, input.id, tx);
+    // the cascade re-ranks the other tags of the same entries (migration 0006): lock those entries
+    // in id order first, or two deletes sharing entries deadlock (a 500, found by the fuzzer)
+    await db().query('SELECT id FROM entries WHERE id IN (SELECT entry_id FROM entry_tags WHERE tag_id = :id) ORDER BY id FOR UPDATE', {
+      replacements: { id: tag.id },
+      transaction: tx,
+    });
     await tag.destroy({ transaction: tx });
     return { success: true as const };
   });
