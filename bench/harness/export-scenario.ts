@@ -1,7 +1,7 @@
-/** CSV export of the whole workspace vs COPY (same SELECT) TO STDOUT through psql, with the server's RSS growth. */
+/** CSV export of the whole workspace vs COPY (same rows) TO STDOUT, with the server's RSS growth. */
 import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
 import { EntryFilters } from '../../shared/contracts/entries.js';
-import { psql } from './psql.js';
+import { copyOut } from './copy.js';
 import type { BenchContext } from './scenarios.js';
 import type { ResultRow } from './table.js';
 
@@ -36,7 +36,7 @@ export async function exportScenario(c: BenchContext): Promise<ResultRow> {
   const seconds = (performance.now() - started) / 1000;
   const peakRss = peak();
   const growth = peakRss - rssBefore;
-  const base = await psql(c.url, `COPY (${exportSelect(c.dataset.workspaceId)}) TO STDOUT WITH (FORMAT csv, HEADER)`);
+  const base = await copyOut(c.url, `COPY (${exportSelect(c.dataset.workspaceId)}) TO STDOUT WITH (FORMAT csv, HEADER)`);
   const ratio = seconds / base.seconds;
   return {
     scenario: `CSV export, ${(lines - 1).toLocaleString('en-US')} rows`,
