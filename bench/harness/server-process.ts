@@ -36,20 +36,30 @@ export function readCpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
 }
 
-/** CPU seconds used so far by a process and its children (the PostgreSQL postmaster and its backends). */
-export function cpuSecondsOfTree(rootPid: number): number {
-  let total = 0;
+/** CPU seconds used so far by each process of a tree: the process `rootPid` and its children (PostgreSQL's backends). */
+export function cpuSecondsByPid(rootPid: number): Map<number, number> {
+  const used = new Map<number, number>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const pid = Number(entry);
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (pid === rootPid || parent === rootPid) total += readCpuSeconds(pid);
+      if (pid === rootPid || parent === rootPid) used.set(pid, readCpuSeconds(pid));
     } catch {
       // the process ended while we looked
     }
   }
+  return used;
+}
+
+/**
+ * CPU seconds a process tree used between two snapshots: processes alive at both ends count their
+ * difference, new ones all they used; one that ended in between is not seen (an undercount).
+ */
+export function cpuSecondsBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, seconds] of after) total += seconds - (before.get(pid) ?? 0);
   return total;
 }
 
