@@ -23,6 +23,9 @@ export class LocalDiskStorage implements DocumentStorage {
   async put(key: string, bytes: Buffer): Promise<void> {
     const target = this.pathOf(key);
     if (await this.exists(key)) return;
+    // DATA_DIR keeps its own permissions (the embedded PostgreSQL's user must reach DATA_DIR/pg);
+    // only the documents tree is private
+    await mkdir(path.dirname(this.root), { recursive: true });
     await mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
     // write a private temporary file, flush it, then rename: readers never see a partial file
     const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;

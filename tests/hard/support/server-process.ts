@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
 import { freePort } from './postgres.js';
 
@@ -35,6 +38,7 @@ export async function startServerProcess(databaseUrl: string, extraEnv: Record<s
     HOST: '127.0.0.1',
     LOG_LEVEL: 'fatal',
     INGEST_RATE_PER_MINUTE: '100000',
+    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'fes-crash-')), // never the checkout's ./.data
     ...extraEnv,
   };
   let child: ChildProcess | undefined;
