@@ -1,6 +1,7 @@
 import { entryHooks } from './entries/entry-hooks.js';
 import { queueReviewsForNewEntries, requeueAfterEdit } from './accounting/reviews/review-queue.js';
 import { markSyncsStale } from './accounting/sync/stale-on-change.js';
+import { forgetSessionsOnAuthWrites } from './auth/forget-on-write.js';
 
 let registered = false;
 
@@ -16,4 +17,6 @@ export function registerSubscriptions(): void {
   entryHooks.onChanged(requeueAfterEdit);
   // accounting/sync: mark SYNCED records STALE on edit and void
   entryHooks.onChanged(markSyncsStale);
+  // auth: the session cache forgets a user, session or membership this process writes
+  forgetSessionsOnAuthWrites();
 }

@@ -7,7 +7,7 @@ import { AppError, unauthorized } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import { runtime } from '../../runtime.js';
 import type { LoginInput, Me, TokenResponse } from '../../../shared/contracts/auth.js';
-import { actorFrom, forgetSessionsAfterCommit, loadLiveSession, sessionIsUsable } from './authenticate.js';
+import { actorFrom, loadLiveSession, sessionIsUsable } from './authenticate.js';
 import { dummyHash, verifyPassword } from './passwords.js';
 import { ACCESS_TOKEN_SECONDS, REFRESH_GRACE_SECONDS, bearerToken, signAccessToken, verifyAccessToken } from './tokens.js';
 
@@ -73,7 +73,6 @@ export async function refresh(authorization: string | undefined): Promise<TokenR
 
 export async function logout(actor: Actor): Promise<{ success: true }> {
   await Session.update({ revokedAt: clock.now() }, { where: { id: actor.sessionId, revokedAt: { [Op.is]: null } } });
-  forgetSessionsAfterCommit(actor.userId);
   return { success: true };
 }
 
@@ -82,7 +81,6 @@ export async function revokeSessionsOf(userId: string, tx?: import('sequelize').
   const where: Record<string | symbol, unknown> = { userId, revokedAt: { [Op.is]: null } };
   if (except) where.id = { [Op.ne]: except };
   await Session.update({ revokedAt: clock.now() }, { where, transaction: tx });
-  forgetSessionsAfterCommit(userId, tx);
 }
 
 export async function me(actor: Actor): Promise<Me> {

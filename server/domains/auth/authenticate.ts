@@ -1,4 +1,4 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { db } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
@@ -50,12 +50,6 @@ export function actorFrom(row: SessionRow, sessionId: string): Actor {
 
 /** Sessions recently read, evicted when a user, session or membership changes (see SessionCache). */
 export const sessionCache = new SessionCache<SessionRow>();
-
-/** After the transaction commits (or now, without one), this process forgets the user's cached sessions. */
-export function forgetSessionsAfterCommit(userId: string, tx?: Transaction): void {
-  if (tx) tx.afterCommit(() => sessionCache.evictUser(userId));
-  else sessionCache.evictUser(userId);
-}
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -7,8 +7,8 @@ type Cached<T> = { value: T; userId: string; loadedAt: number };
  * Verified sessions (user, permissions, memberships) kept in memory for AUTH_CACHE_TTL_MS.
  * Correctness comes from invalidation, not from the TTL: database triggers announce every
  * change of a user, session or membership on `auth_changed` (migration 0008) and this process
- * evicts that user's sessions when the change commits (its own writes evict at once, see
- * forgetSessionsAfterCommit). While the LISTEN connection is down, nothing is served from memory.
+ * evicts that user's sessions when the change commits (its own ORM writes evict at once, see
+ * forget-on-write.ts). While the LISTEN connection is down, nothing is served from memory.
  */
 export class SessionCache<T> {
   private entries = new Map<string, Cached<T>>();
@@ -36,9 +36,19 @@ export class SessionCache<T> {
     return value;
   }
 
+  /** Whether a session is served from memory now (tests). */
+  holds(sessionId: string): boolean {
+    return this.entries.has(sessionId);
+  }
+
   evictUser(userId: string): void {
     this.evictions++;
     for (const [sid, cached] of this.entries) if (cached.userId === userId) this.entries.delete(sid);
+  }
+
+  evictSession(sessionId: string): void {
+    this.evictions++;
+    this.entries.delete(sessionId);
   }
 
   clear(): void {

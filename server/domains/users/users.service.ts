@@ -4,7 +4,6 @@ import { conflict, forbidden } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { CreateUserInput, UpdateUserInput, UserObject } from '../../../shared/contracts/users.js';
 import { revokeSessionsOf } from '../auth/auth.service.js';
-import { forgetSessionsAfterCommit } from '../auth/authenticate.js';
 import { hashPassword } from '../auth/passwords.js';
 import { presentUser } from './users.presenter.js';
 import { findVisibleUser, visibleUsers } from './visibility.js';
@@ -62,7 +61,6 @@ export async function updateUser(actor: Actor, input: UpdateUserInput): Promise<
     if (input.isActive !== undefined) user.isActive = input.isActive;
     if (input.password !== undefined) user.passwordHash = await hashPassword(input.password);
     await user.save({ transaction: tx });
-    forgetSessionsAfterCommit(user.id, tx);
     if (input.isActive === false) await revokeSessionsOf(user.id, tx);
     else if (input.password !== undefined) await revokeSessionsOf(user.id, tx, user.id === actor.userId ? actor.sessionId : undefined);
     return presentUser(user);

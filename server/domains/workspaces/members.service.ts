@@ -3,7 +3,6 @@ import { User, WorkspaceMember } from '../../db/models/index.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { AddMemberInput, MemberObject, RemoveMemberInput } from '../../../shared/contracts/workspaces.js';
-import { forgetSessionsAfterCommit } from '../auth/authenticate.js';
 import { findVisibleUser } from '../users/users.service.js';
 import { presentMember } from './presenters.js';
 import { memberWorkspace } from './workspaces.service.js';
@@ -26,7 +25,6 @@ export async function addMember(actor: Actor, input: AddMemberInput): Promise<Me
     const existing = await WorkspaceMember.findOne({ where: { workspaceId: input.id, userId: user.id }, transaction: tx });
     if (existing) throw conflict('The user is already a member of this workspace');
     const member = await WorkspaceMember.create({ workspaceId: input.id, userId: user.id }, { transaction: tx });
-    forgetSessionsAfterCommit(user.id, tx);
     return presentMember(user, member);
   });
 }
@@ -41,7 +39,6 @@ export async function removeMember(actor: Actor, input: RemoveMemberInput): Prom
       throw conflict('A workspace must keep at least one member');
     }
     await member.destroy({ transaction: tx });
-    forgetSessionsAfterCommit(member.userId, tx);
     return { success: true as const };
   });
 }

@@ -10,7 +10,6 @@ import type {
   ProjectObject,
   UpdateProjectInput,
 } from '../../../shared/contracts/workspaces.js';
-import { forgetSessionsAfterCommit } from '../auth/authenticate.js';
 import { findVisibleUser } from '../users/users.service.js';
 import { presentMember, presentProject } from './presenters.js';
 
@@ -68,7 +67,6 @@ export async function addProjectMember(actor: Actor, input: ProjectMemberInput):
       { projectId: project.id, userId: user.id, workspaceId: project.workspaceId },
       { transaction: tx },
     );
-    forgetSessionsAfterCommit(user.id, tx);
     return presentMember(user, member);
   });
 }
@@ -79,7 +77,6 @@ export async function removeProjectMember(actor: Actor, input: ProjectMemberInpu
     const member = await ProjectMember.findOne({ where: { projectId: project.id, userId: input.userId }, transaction: tx });
     if (!member) throw notFound('Project member');
     await member.destroy({ transaction: tx });
-    forgetSessionsAfterCommit(member.userId, tx);
     return { success: true as const };
   });
 }

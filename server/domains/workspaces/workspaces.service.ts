@@ -3,7 +3,6 @@ import { EntrySource, Workspace, WorkspaceMember } from '../../db/models/index.j
 import { notFound } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { CreateWorkspaceInput, UpdateWorkspaceInput, WorkspaceObject } from '../../../shared/contracts/workspaces.js';
-import { forgetSessionsAfterCommit } from '../auth/authenticate.js';
 import { presentWorkspace } from './presenters.js';
 
 /** A workspace named in a path: the caller must be a full member, else 404. */
@@ -28,7 +27,6 @@ export async function createWorkspace(actor: Actor, input: CreateWorkspaceInput)
       { transaction: tx },
     );
     await WorkspaceMember.create({ workspaceId: ws.id, userId: actor.userId }, { transaction: tx });
-    forgetSessionsAfterCommit(actor.userId, tx);
     await EntrySource.create({ workspaceId: ws.id, kind: 'MANUAL', name: 'Manual' }, { transaction: tx });
     return presentWorkspace(ws);
   });
