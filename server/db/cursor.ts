@@ -3,16 +3,12 @@ import Cursor from 'pg-cursor';
 import { pgClientConfig } from './database.js';
 
 /**
- * Rows of a query read through a server-side cursor on a connection of its own, so memory
+ * Rows of a query, a batch at a time (`rowMode: 'array'` gives each row as an array of its
+ * columns), read through a server-side cursor on a connection of its own, so memory
  * stays flat however many rows match. The connection is closed when iteration ends,
  * whether it ran to the end, failed or was abandoned, so the pool is never left with a
  * half-read portal.
  */
-export async function* cursorRows<T>(sql: string, params: unknown[], batchSize = 2000): AsyncGenerator<T> {
-  for await (const rows of cursorBatches<T>(sql, params, { batchSize })) yield* rows;
-}
-
-/** The same, a batch at a time; `rowMode: 'array'` gives each row as an array of its columns. */
 export async function* cursorBatches<T>(
   sql: string,
   params: unknown[],

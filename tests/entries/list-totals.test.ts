@@ -1,10 +1,8 @@
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LISTENER_APPLICATION_NAME } from '../../server/db/change-listener.js';
-import { pgClientConfig } from '../../server/db/database.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 import { createEntry, createTag, entryWorld, type EntryWorld } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
+import { killChangeListener, otherProcess, unannouncedEntryUpdate } from '../support/other-process.js';
 
 /**
  * List totals are kept in memory between requests (server/domains/entries/list-totals.ts);
@@ -12,13 +10,10 @@ import { startServer, type Api } from '../support/http.js';
  * process" here is SQL on a connection of its own, as a second server or an operator would.
  */
 let api: Api;
-let other: pg.Client;
+const other = otherProcess();
 beforeAll(async () => {
   api = await startServer();
-  other = new pg.Client(pgClientConfig());
-  await other.connect();
 });
-afterAll(() => other.end());
 
 const totalOf = async (w: EntryWorld, query: Record<string, string | number> = {}) => {
   const res = await w.api.get('/entries', { token: w.token, query: { workspaceId: w.workspaceId, ...query } });
@@ -65,36 +60,24 @@ describe('GET /entries total', () => {
   it('sees changes committed by another process at once, and only thanks to the trigger', async () => {
     const w = await worldWithEntries(3);
     expect(await totalOf(w, { isReconciled: 'true' })).toBe(0);
-    await other.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [w.ids[0]]);
+    await other.sql('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [w.ids[0]]);
     expect(await totalOf(w, { isReconciled: 'true' })).toBe(1);
     await sessionCache.settled(); // no change in flight any more: the next count is kept
     expect(await totalOf(w, { isReconciled: 'true' })).toBe(1);
 
     // the same change with the notifying trigger switched off is NOT seen: the total is kept
-    await other.query('BEGIN');
-    await other.query('ALTER TABLE entries DISABLE TRIGGER entries_updated_notify');
-    await other.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [w.ids[1]]);
-    await other.query('ALTER TABLE entries ENABLE TRIGGER entries_updated_notify');
-    await other.query('COMMIT');
+    await unannouncedEntryUpdate(other, 'UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [w.ids[1]]);
     expect(await totalOf(w, { isReconciled: 'true' })).toBe(1);
     // any later change of the workspace drops it again
-    await other.query('UPDATE entries SET description = description WHERE id = $1', [w.ids[2]]);
+    await other.sql('UPDATE entries SET description = description WHERE id = $1', [w.ids[2]]);
     expect(await totalOf(w, { isReconciled: 'true' })).toBe(2);
   });
 
   it('drops every kept total when its LISTEN connection is lost (changes may have been missed)', async () => {
     const w = await worldWithEntries(2);
     expect(await totalOf(w, { entryStatus: 'CANCELLED' })).toBe(0);
-    await other.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1',
-      [LISTENER_APPLICATION_NAME],
-    );
-    await expect.poll(() => sessionCache.isListening(), { timeout: 5_000 }).toBe(false);
-    await other.query('BEGIN');
-    await other.query('ALTER TABLE entries DISABLE TRIGGER entries_updated_notify');
-    await other.query("UPDATE entries SET entry_status = 'CANCELLED', status_reason = 'x' WHERE id = $1", [w.ids[0]]);
-    await other.query('ALTER TABLE entries ENABLE TRIGGER entries_updated_notify');
-    await other.query('COMMIT');
+    await killChangeListener(other, w.token);
+    await unannouncedEntryUpdate(other, "UPDATE entries SET entry_status = 'CANCELLED', status_reason = 'x' WHERE id = $1", [w.ids[0]]);
     expect(await totalOf(w, { entryStatus: 'CANCELLED' })).toBe(1);
   });
 });

@@ -28,10 +28,10 @@ export const CSV_HEADER = [
   'Tags',
 ];
 
-/** A text cell a spreadsheet would read as a formula gets a leading apostrophe. */
-export const neutraliseFormula = (s: string | null) => (s && /^[=+\-@\t\r]/.test(s) ? `'${s}` : (s ?? ''));
-
-/** SQL: the text in `x` neutralised like neutraliseFormula and quoted as an RFC 4180 field ('' for NULL). */
+/**
+ * SQL: the text in `x` as an RFC 4180 field ('' for NULL); a cell a spreadsheet would read as a
+ * formula (= + - @ tab CR first) gets a leading apostrophe.
+ */
 const textCell = (x: string) =>
   `COALESCE('"' || replace(CASE WHEN ${x} ~ '^[=+@\\t\\r-]' THEN '''' || ${x} ELSE ${x} END, '"', '""') || '"', '')`;
 
