@@ -108,4 +108,76 @@ describe('POST /api/v1/ingest under concurrency (real parallel requests)', () =>
     });
     expect(n.n).toBe(350);
   });
+
+  /**
+   * Another transaction holds an uncommitted entry with one of the batch's externalIds: the
+   * batch's INSERT waits on the unique index. Committed → that item is DUPLICATE of the held
+   * entry and the rest is written (the rolled-back savepoint left nothing behind); rolled
+   * back → every item is CREATED.
+   */
+  it.each([
+    ['commits', 'DUPLICATE'],
+    ['rolls back', 'CREATED'],
+  ])('a batch waiting on a racing writer that %s answers %s for that item and writes the rest once', async (outcome, heldStatus) => {
+    const w = await integrationWorld(api);
+    const [source] = await rowsOf<{ entry_source_id: number }>('SELECT entry_source_id FROM integrations WHERE id = :id', {
+      id: w.integration.id,
+    });
+    const racer = await db().transaction();
+    let heldId: number;
+    try {
+      const [held] = await db().query<{ id: number }>(
+        `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, base_currency, amount_cents, entry_date,
+                              integration_id, external_id)
+         VALUES (:ws, :project, :source, 'EXPENSE', 'USD', 999, '2026-02-10', :integration, 'held-2') RETURNING id`,
+        {
+          replacements: { ws: w.workspaceId, project: w.projectIds[0], source: source.entry_source_id, integration: w.integration.id },
+          type: QueryTypes.SELECT,
+          transaction: racer,
+        },
+      );
+      heldId = Number(held.id);
+      const pending = ingest(api, w.apiKey, {
+        entries: ['fresh-1', 'held-2', 'fresh-3'].map((id, i) => item(w.projectIds[0], id, { amountCents: 100 + i })),
+      });
+      await waitUntilLockWaiter();
+      if (outcome === 'commits') await racer.commit();
+      else await racer.rollback();
+      const res = await pending;
+      expectIngestOk(res);
+      const byId = new Map((res.body.results as Result[]).map((r) => [r.externalId, r]));
+      expect(byId.get('fresh-1')!.status).toBe('CREATED');
+      expect(byId.get('fresh-3')!.status).toBe('CREATED');
+      expect(byId.get('held-2')!.status).toBe(heldStatus);
+      if (heldStatus === 'DUPLICATE') expect(byId.get('held-2')!.entryId).toBe(heldId);
+    } finally {
+      if (!(racer as unknown as { finished?: string }).finished) await racer.rollback();
+    }
+    const rows = await rowsOf<{ external_id: string; amount_cents: string; events: number }>(
+      `SELECT e.external_id, e.amount_cents::text, (SELECT count(*)::int FROM entry_events ev WHERE ev.entry_id = e.id) AS events
+         FROM entries e WHERE e.integration_id = :id ORDER BY e.external_id`,
+      { id: w.integration.id },
+    );
+    expect(rows).toEqual([
+      { external_id: 'fresh-1', amount_cents: '100', events: 1 },
+      { external_id: 'fresh-3', amount_cents: '102', events: 1 },
+      // the racer's own row (no event: it was written behind the service's back) or the batch's
+      heldStatus === 'DUPLICATE'
+        ? { external_id: 'held-2', amount_cents: '999', events: 0 }
+        : { external_id: 'held-2', amount_cents: '101', events: 1 },
+    ]);
+  });
 });
+
+/** Resolves once some backend of this database waits on a lock (the ingest INSERT behind the racer). */
+async function waitUntilLockWaiter(): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    const [row] = await rowsOf<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      {},
+    );
+    if (row.n > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the ingest request never waited on the racing transaction');
+}
