@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 import { afterAll, inject } from 'vitest';
 import { loadConfig } from '../../server/config.js';
@@ -34,4 +35,5 @@ connectDatabase(databaseUrl, { poolMax: 20 });
 afterAll(async () => {
   clock.reset();
   await closeDatabase();
+  rmSync(config.DATA_DIR, { recursive: true, force: true }); // the file's uploaded documents
 });
