@@ -42,6 +42,12 @@ export const conflict = (m: string) => new AppError('CONFLICT', m);
 
 export type ErrorBody = { message: string; code: string; issues?: unknown[] };
 
+/** The PostgreSQL error behind a Sequelize error (its SQLSTATE and, for constraint errors, the constraint's name). */
+export function postgresErrorOf(err: unknown): { code?: string; constraint?: string } | undefined {
+  const parent = (err as { parent?: unknown } | undefined)?.parent;
+  return parent && typeof parent === 'object' ? (parent as { code?: string; constraint?: string }) : undefined;
+}
+
 const statusByCode: Record<string, number> = {
   PARSE_ERROR: 400,
   BAD_REQUEST: 400,
@@ -130,7 +136,7 @@ function mapKnownError(err: unknown): { status: number; body: ErrorBody } | unde
     // raised while reading the rows (server/db/pg-types.ts) and wrapped by Sequelize
     return { status: HTTP_STATUS[parent.code as ErrorCode] ?? 500, body: { message: parent.message, code: parent.code } };
   }
-  const pgCode = (cause as { parent?: { code?: string } } | undefined)?.parent?.code;
+  const pgCode = postgresErrorOf(cause)?.code;
   if (pgCode === '23P01') {
     return { status: 409, body: { message: 'Conflicts with an existing record', code: 'CONFLICT' } };
   }

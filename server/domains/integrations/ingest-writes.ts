@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
+import { postgresErrorOf } from '../../lib/errors.js';
 import type { EntryRow } from '../entries/entry-rows.js';
 import type { IngestItem } from '../../../shared/contracts/integrations.js';
 import type { IngestCaller } from './ingest-auth.js';
@@ -35,8 +36,8 @@ const insertSql = (onConflict: string) =>
    RETURNING *`;
 
 const lostRace = (err: unknown): boolean => {
-  const parent = (err as { parent?: { code?: string; constraint?: string } }).parent;
-  return parent?.code === UNIQUE_VIOLATION && parent.constraint === EXTERNAL_ID_KEY;
+  const pgError = postgresErrorOf(err);
+  return pgError?.code === UNIQUE_VIOLATION && pgError.constraint === EXTERNAL_ID_KEY;
 };
 
 /**

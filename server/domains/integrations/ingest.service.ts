@@ -1,6 +1,6 @@
 import type { z } from 'zod/v4';
 import { transaction, type Transaction } from '../../db/database.js';
-import { AppError } from '../../lib/errors.js';
+import { AppError, postgresErrorOf } from '../../lib/errors.js';
 import {
   IngestEnvelope,
   IngestItem,
@@ -72,7 +72,7 @@ async function withRetry<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (err) {
-      const code = (err as { parent?: { code?: string } }).parent?.code;
+      const code = postgresErrorOf(err)?.code;
       if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
     }
   }
