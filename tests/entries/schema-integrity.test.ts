@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
+import { postgresErrorOf } from '../../server/lib/errors.js';
 import { buildWorkspace } from '../support/factories.js';
 
 /** Rows written behind the service's back still cannot break the ledger's references. */
@@ -11,29 +12,20 @@ describe('entries: database-level integrity', () => {
        VALUES (:workspaceId, :projectId, :sourceId, 'EXPENSE', 'USD', 100, '2026-02-10')`,
       { replacements: { workspaceId, projectId, sourceId }, type: QueryTypes.INSERT },
     );
-  const sourceOf = async (workspaceId: number) =>
-    (
-      await db().query<{ id: number }>('SELECT id FROM entry_sources WHERE workspace_id = :workspaceId', {
-        replacements: { workspaceId },
-        type: QueryTypes.SELECT,
-      })
-    )[0].id;
-  const violation = (err: unknown) => (err as { parent?: { code?: string; constraint?: string } }).parent;
 
   it('an entry naming a workspace that does not exist is refused (through its project reference)', async () => {
     const ws = await buildWorkspace();
-    const source = await sourceOf(ws.id);
     const [{ missing }] = await db().query<{ missing: number }>('SELECT coalesce(max(id), 0) + 1000 AS missing FROM workspaces', {
       type: QueryTypes.SELECT,
     });
-    const err = await insertEntry(missing, ws.projectIds[0], source).catch((e: unknown) => e);
-    expect(violation(err)?.code).toBe('23503');
+    const err = await insertEntry(missing, ws.projectIds[0], ws.sourceId).catch((e: unknown) => e);
+    expect(postgresErrorOf(err)?.code).toBe('23503');
   });
 
   it('an entry whose project belongs to another workspace is refused', async () => {
     const [a, b] = [await buildWorkspace(), await buildWorkspace()];
-    const err = await insertEntry(a.id, b.projectIds[0], await sourceOf(a.id)).catch((e: unknown) => e);
-    expect(violation(err)).toMatchObject({ code: '23503', constraint: 'entries_project_id_workspace_id_fkey' });
-    await expect(insertEntry(a.id, a.projectIds[0], await sourceOf(a.id))).resolves.toBeDefined();
+    const err = await insertEntry(a.id, b.projectIds[0], a.sourceId).catch((e: unknown) => e);
+    expect(postgresErrorOf(err)).toMatchObject({ code: '23503', constraint: 'entries_project_id_workspace_id_fkey' });
+    await expect(insertEntry(a.id, a.projectIds[0], a.sourceId)).resolves.toBeDefined();
   });
 });

@@ -14,6 +14,15 @@ const rowsOf = <T extends object>(sql: string, replacements: Record<string, unkn
 
 type Result = { externalId: string; status: string; entryId?: number };
 
+/** How many backends of this database wait on a lock. */
+const lockWaiters = async () =>
+  (
+    await rowsOf<{ n: number }>(
+      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      {},
+    )
+  )[0].n;
+
 describe('POST /api/v1/ingest under concurrency (real parallel requests)', () => {
   it('5 identical 200-item batches at once create each entry exactly once', async () => {
     const w = await integrationWorld(api);
@@ -140,7 +149,8 @@ describe('POST /api/v1/ingest under concurrency (real parallel requests)', () =>
       const pending = ingest(api, w.apiKey, {
         entries: ['fresh-1', 'held-2', 'fresh-3'].map((id, i) => item(w.projectIds[0], id, { amountCents: 100 + i })),
       });
-      await waitUntilLockWaiter();
+      // the ingest INSERT is now queued behind the racer's uncommitted index entry
+      await expect.poll(lockWaiters, { timeout: 5_000, interval: 25 }).toBeGreaterThan(0);
       if (outcome === 'commits') await racer.commit();
       else await racer.rollback();
       const res = await pending;
@@ -168,16 +178,3 @@ describe('POST /api/v1/ingest under concurrency (real parallel requests)', () =>
     ]);
   });
 });
-
-/** Resolves once some backend of this database waits on a lock (the ingest INSERT behind the racer). */
-async function waitUntilLockWaiter(): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const [row] = await rowsOf<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      {},
-    );
-    if (row.n > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error('the ingest request never waited on the racing transaction');
-}

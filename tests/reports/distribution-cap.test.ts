@@ -36,10 +36,7 @@ beforeAll(async () => {
   const ws = await buildWorkspace({ name: 'Bulk' });
   workspaceId = ws.id;
   token = (await actor(api, { workspaceId })).token;
-  const [{ id: sourceId }] = await db().query<{ id: number }>('SELECT id FROM entry_sources WHERE workspace_id = $1', {
-    bind: [workspaceId],
-    type: QueryTypes.SELECT,
-  });
+  const { sourceId } = ws;
   await insertEntries(ws.projectIds[0], sourceId, 'INCOME', 'PENDING', 'g + 10', 1, 10_005);
   await insertEntries(ws.projectIds[0], sourceId, 'INCOME', 'VOIDED', 'g', 1, 5);
   await insertEntries(ws.projectIds[0], sourceId, 'EXPENSE', 'COMPLETED', '2 * g', 1, 10_000);
