@@ -13,7 +13,7 @@ import 'reflect-metadata';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { mkdtempSync, chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, chmodSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
@@ -21,11 +21,12 @@ import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/lib/logger.js';
 import { resolveSecrets } from '../server/lib/secrets.js';
 import { setRuntime } from '../server/runtime.js';
-import { startEmbeddedPostgres } from '../server/db/embedded.js';
+import { freePort, startEmbeddedPostgres } from '../server/db/embedded.js';
 import { closeDatabase, connectDatabase } from '../server/db/database.js';
 import { migrateUp } from '../server/db/migrate.js';
 import { bootstrapAdmin } from '../server/domains/auth/bootstrap.js';
 import { createApp } from '../server/app.js';
+import { cpuSecondsBetween, cpuSecondsByPid } from './harness/server-process.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -40,32 +41,12 @@ const LEAN = process.argv.includes('--lean');
 let postmasterPid = 0;
 
 /** CPU seconds used so far by the embedded PostgreSQL (postmaster and its backends), from /proc. */
-function postgresCpuSeconds(): number {
-  let ticks = 0;
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      // after "pid (comm) ": state ppid … utime is field 14, stime 15 (1-based over the whole line)
-      if (Number(pid) === postmasterPid || Number(fields[1]) === postmasterPid) ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return ticks / 100;
-}
+const postgresCpu = () => cpuSecondsByPid(postmasterPid);
 
 const nodeCpuSeconds = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1e6;
 };
-
-async function freePort(): Promise<number> {
-  const srv = http.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 /** A JSON call to the app that must answer 200; the bench only reads the few fields it needs. */
 async function json(
@@ -127,7 +108,7 @@ async function post(base: string, apiKey: string, body: string): Promise<number>
 async function scenario(name: string, base: string, apiKey: string, bodies: string[], parallel: number) {
   const latencies: number[] = [];
   let next = 0;
-  const cpuBefore = { node: nodeCpuSeconds(), pg: postgresCpuSeconds() };
+  const cpuBefore = { node: nodeCpuSeconds(), pg: postgresCpu() };
   const started = performance.now();
   await Promise.all(
     Array.from({ length: parallel }, async () => {
@@ -139,7 +120,7 @@ async function scenario(name: string, base: string, apiKey: string, bodies: stri
   );
   const seconds = (performance.now() - started) / 1000;
   const nodeCpu = nodeCpuSeconds() - cpuBefore.node;
-  const pgCpu = postgresCpuSeconds() - cpuBefore.pg;
+  const pgCpu = cpuSecondsBetween(cpuBefore.pg, postgresCpu());
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))].toFixed(0);
   const entries = bodies.length * SIZE;

