@@ -120,6 +120,36 @@ async function expectEverythingOnce(label: string) {
   return f;
 }
 
+/**
+ * Ends a round: what this round acknowledged, then every unacknowledged write sent again, then
+ * everything ever sent must exist exactly once; the round's figures are kept for the report.
+ */
+async function retryAndRecord(
+  crash: string,
+  ledger: Ledger,
+  after: Awaited<ReturnType<typeof expectConsistent>>,
+  started: number,
+  outage: Record<string, unknown> = {},
+): Promise<void> {
+  const thisRound = { ackedEntriesThisRound: ledger.ackedEntries().length, ackedItemsThisRound: ledger.ackedItems().length };
+  const retried = await retryUnacknowledged(ledger);
+  const final = await expectEverythingOnce(`${crash} after retries`);
+  figures.push({
+    crash,
+    sentEntries: ledger.entries.length,
+    sentBatches: ledger.batches.length,
+    ...outage,
+    ...thisRound,
+    cumulative: after,
+    retriedEntries: retried.entries,
+    retriedBatches: retried.batches,
+    lostResponsesOnRetry: retried.lostResponses,
+    replayedOnRetry: retried.replayed,
+    entriesInDbAfterRetry: final.entriesInDb,
+    ms: Date.now() - started,
+  });
+}
+
 describe('crash: the server is SIGKILLed mid-load', () => {
   it(`${ROUNDS} rounds: acknowledged writes survive, nothing partial, retries create exactly once`, async () => {
     for (let round = 1; round <= ROUNDS; round++) {
@@ -133,22 +163,7 @@ describe('crash: the server is SIGKILLed mid-load', () => {
       await load.stop();
       await server.restart();
       const after = await expectConsistent(`server crash ${round}`);
-      const thisRound = { ackedEntriesThisRound: ledger.ackedEntries().length, ackedItemsThisRound: ledger.ackedItems().length };
-      const retried = await retryUnacknowledged(ledger);
-      const final = await expectEverythingOnce(`server crash ${round} after retries`);
-      figures.push({
-        crash: `server #${round}`,
-        sentEntries: ledger.entries.length,
-        sentBatches: ledger.batches.length,
-        ...thisRound,
-        cumulative: after,
-        retriedEntries: retried.entries,
-        retriedBatches: retried.batches,
-        lostResponsesOnRetry: retried.lostResponses,
-        replayedOnRetry: retried.replayed,
-        entriesInDbAfterRetry: final.entriesInDb,
-        ms: Date.now() - started,
-      });
+      await retryAndRecord(`server crash ${round}`, ledger, after, started);
     }
   });
 });
@@ -183,27 +198,13 @@ describe('crash: the database is SIGKILLed mid-load and restarted', () => {
       expect(isAlive(serverPid)).toBe(true);
       expect(server.pid()).toBe(serverPid);
       const after = await expectConsistent(`database crash ${round}`);
-      const thisRound = { ackedEntriesThisRound: ledger.ackedEntries().length, ackedItemsThisRound: ledger.ackedItems().length };
       // the server stays up: every request gets an answer, 200 or a 5xx while the database is away
       const unexpected = [...ledger.statuses.entries()].filter(([k]) => !/ (200|5\d\d)$/.test(k));
       expect(unexpected, 'answers other than 200 and 5xx (or none at all) around the outage').toEqual([]);
-      const retried = await retryUnacknowledged(ledger);
-      const final = await expectEverythingOnce(`database crash ${round} after retries`);
-      figures.push({
-        crash: `database #${round}`,
-        sentEntries: ledger.entries.length,
-        sentBatches: ledger.batches.length,
+      await retryAndRecord(`database crash ${round}`, ledger, after, started, {
         statuses: Object.fromEntries(ledger.statuses),
         downMs,
         recoveryMs,
-        ...thisRound,
-        cumulative: after,
-        retriedEntries: retried.entries,
-        retriedBatches: retried.batches,
-        lostResponsesOnRetry: retried.lostResponses,
-        replayedOnRetry: retried.replayed,
-        entriesInDbAfterRetry: final.entriesInDb,
-        ms: Date.now() - started,
       });
     }
   });
