@@ -86,6 +86,7 @@ beforeAll(async () => {
     entryDate: '2026-02-02',
     entryType: 'INCOME',
     description: 'Line one\r\nline "two", with comma',
+    reference: '\rReturned',
   });
   ids.kwd = await entry({
     amountCents: 12345,
@@ -147,6 +148,8 @@ describe('GET /entries/export/csv', () => {
     expect(byId.get(ids.kwd)!.slice(6, 8)).toEqual(["'+SUM(A1:A2)", "'@cmd"]);
     expect(byId.get(ids.small)!.slice(6, 8)).toEqual(["'-minus", "'\tTabbed"]);
     expect(byId.get(ids.jpy)![6]).toBe('Line one\r\nline "two", with comma');
+    expect(byId.get(ids.jpy)![7]).toBe("'\rReturned"); // a leading carriage return is neutralised too
+    expect(res.text).toContain(`"'\rReturned"`);
     expect(res.text).toContain('"Line one\r\nline ""two"", with comma"');
     expect(res.text).toContain(`"'=HYPERLINK(""http://x"")"`);
   });
