@@ -1,5 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
+import type { z } from 'zod/v4';
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../shared/contracts/common.js';
 
 export type ErrorCode =
@@ -39,6 +40,13 @@ export const unauthorized = (m = 'Authentication required') => new AppError('UNA
 export const forbidden = (m = 'Permission denied') => new AppError('FORBIDDEN', m);
 export const notFound = (what = 'Resource') => new AppError('NOT_FOUND', `${what} not found`);
 export const conflict = (m: string) => new AppError('CONFLICT', m);
+
+/** `value` as `schema` reads it, or a 400 with zod's issues (the body tRPC's input errors get). */
+export function parseInput<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
+  return parsed.data;
+}
 
 export type ErrorBody = { message: string; code: string; issues?: unknown[] };
 

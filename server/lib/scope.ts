@@ -22,6 +22,11 @@ export function hasPermission(actor: Actor, p: Permission): boolean {
   return actor.permissions.has(p);
 }
 
+/** 403 unless the actor holds permission `p` (checked before any scope check). */
+export function requirePermission(actor: Actor, p: Permission): void {
+  if (!actor.permissions.has(p)) throw forbidden(`Missing permission ${p}`);
+}
+
 function projectsIn(actor: Actor, workspaceId: number): number[] {
   const ids: number[] = [];
   for (const [projectId, ws] of actor.projectWorkspace) if (ws === workspaceId) ids.push(projectId);

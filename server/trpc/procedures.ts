@@ -1,6 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Permission } from '../../shared/permissions.js';
-import { AppError, forbidden, presentError, type ErrorCode } from '../lib/errors.js';
+import { AppError, presentError, type ErrorCode } from '../lib/errors.js';
+import { requirePermission } from '../lib/scope.js';
 import { authenticateRequest } from '../domains/auth/authenticate.js';
 import { runtime } from '../runtime.js';
 import { t } from './init.js';
@@ -65,7 +66,7 @@ export const permitted = (p: Permission) =>
   authedProcedure.use(
     declares(
       ({ ctx, next }) => {
-        if (!ctx.actor.permissions.has(p)) throw forbidden(`Missing permission ${p}`);
+        requirePermission(ctx.actor, p);
         return next();
       },
       { kind: 'permission', permission: p },

@@ -2,7 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
-import type { Actor } from '../../lib/scope.js';
+import { requirePermission, type Actor } from '../../lib/scope.js';
+import type { Permission } from '../../../shared/permissions.js';
 import { SessionCache } from './session-cache.js';
 import { bearerToken, verifyAccessToken, type TokenClaims } from './tokens.js';
 
@@ -62,4 +63,11 @@ export async function authenticateRequest(authorization: string | undefined): Pr
   const row = await sessionCache.lookup(claims.sid, claims.sub, () => loadLiveSession(claims));
   if (!sessionIsUsable(row)) throw unauthorized('Session is no longer valid');
   return actorFrom(row, claims.sid);
+}
+
+/** The caller of an express route: authenticated (401) and holding `permission` when one is named (403). */
+export async function authorizeRequest(authorization: string | undefined, permission?: Permission): Promise<Actor> {
+  const actor = await authenticateRequest(authorization);
+  if (permission) requirePermission(actor, permission);
+  return actor;
 }

@@ -1,6 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { z } from 'zod/v4';
-import { AppError, forbidden } from '../../lib/errors.js';
+import { parseInput } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { Permission } from '../../../shared/permissions.js';
 import {
@@ -15,7 +14,7 @@ import {
   UploadForm,
   UploadQuery,
 } from '../../../shared/contracts/documents.js';
-import { authenticateRequest } from '../auth/authenticate.js';
+import { authorizeRequest } from '../auth/authenticate.js';
 import { streamToResponse } from '../../http/streams.js';
 import { sendError } from '../../http/errors.js';
 import { documentExpressPath } from '../../http/express-paths.js';
@@ -23,44 +22,34 @@ import { assertCanFulfil, assertCanUpload, fulfilDocument, openDocumentFile, upl
 import { attachmentDisposition, downloadName } from './document-names.js';
 import { receiveFile } from './upload-parser.js';
 
-function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
-  return parsed.data;
-}
-
-async function caller(req: Request, permission?: Permission): Promise<Actor> {
-  const actor = await authenticateRequest(req.get('Authorization'));
-  if (permission && !actor.permissions.has(permission)) throw forbidden(`Missing permission ${permission}`);
-  return actor;
-}
+const caller = (req: Request, permission?: Permission): Promise<Actor> => authorizeRequest(req.get('Authorization'), permission);
 
 /** POST /entries/{entryId}/documents/upload?workspaceId= (multipart `file`, `documentType`) → UPLOADED. */
 async function upload(req: Request, res: Response): Promise<void> {
   const actor = await caller(req, 'entry.create');
-  const { entryId } = parse(EntryDocumentsInput, req.params);
-  const { workspaceId } = parse(UploadQuery, req.query);
+  const { entryId } = parseInput(EntryDocumentsInput, req.params);
+  const { workspaceId } = parseInput(UploadQuery, req.query);
   await assertCanUpload(actor, entryId, workspaceId); // before the body is read
   const { file, fields } = await receiveFile(req, res);
-  const { documentType } = parse(UploadFields, fields);
+  const { documentType } = parseInput(UploadFields, fields);
   res.status(200).json(await uploadDocument(actor, { entryId, workspaceId, documentType, file }));
 }
 
 /** POST /entries/{entryId}/documents/{documentId}/fulfill (multipart `file`) → UPLOADED. */
 async function fulfil(req: Request, res: Response): Promise<void> {
   const actor = await caller(req, 'entry.create');
-  const { entryId, documentId } = parse(DocumentPathInput, req.params);
-  const { workspaceId } = parse(FulfilQuery, req.query);
+  const { entryId, documentId } = parseInput(DocumentPathInput, req.params);
+  const { workspaceId } = parseInput(FulfilQuery, req.query);
   await assertCanFulfil(actor, { entryId, documentId, workspaceId });
   const { file, fields } = await receiveFile(req, res);
-  const { documentType } = parse(FulfilFields, fields);
+  const { documentType } = parseInput(FulfilFields, fields);
   res.status(200).json(await fulfilDocument(actor, { entryId, documentId, workspaceId, documentType, file }));
 }
 
 /** GET /entries/{entryId}/documents/{documentId}/download: the stored bytes with their stored type. */
 async function download(req: Request, res: Response): Promise<void> {
   const actor = await caller(req);
-  const { entryId, documentId } = parse(DocumentPathInput, req.params);
+  const { entryId, documentId } = parseInput(DocumentPathInput, req.params);
   const { document, stream } = await openDocumentFile(actor, entryId, documentId);
   res.status(200);
   res.setHeader('Content-Type', document.mimeType!);

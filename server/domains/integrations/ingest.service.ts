@@ -1,6 +1,6 @@
 import type { z } from 'zod/v4';
 import { transaction, type Transaction } from '../../db/database.js';
-import { AppError, postgresErrorOf } from '../../lib/errors.js';
+import { parseInput, postgresErrorOf } from '../../lib/errors.js';
 import {
   IngestEnvelope,
   IngestItem,
@@ -43,9 +43,7 @@ const failed = (externalId: string | null, error: string): IngestItemResult => (
  * (integration, externalId) through the unique index, also when identical requests race.
  */
 export async function ingestEntries(caller: IngestCaller, body: unknown): Promise<IngestResponse> {
-  const envelope = IngestEnvelope.safeParse(body);
-  if (!envelope.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: envelope.error });
-  const raw = envelope.data.entries;
+  const raw = parseInput(IngestEnvelope, body).entries;
   const results: Results = new Map();
   const valid: Candidate[] = [];
   raw.forEach((entry, index) => {

@@ -1,6 +1,6 @@
 import express, { Router, type Request, type RequestHandler, type Response } from 'express';
 import { z } from 'zod/v4';
-import { AppError, badRequest } from '../../../lib/errors.js';
+import { badRequest, parseInput } from '../../../lib/errors.js';
 import { runtime } from '../../../runtime.js';
 import { sendError } from '../../../http/errors.js';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../../../http/request-context.js';
@@ -37,9 +37,7 @@ function parseBody(raw: Buffer): WebhookBody {
   }
   if (nestedDeeperThan(value, MAX_JSON_DEPTH)) throw badRequest(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
   if (JSON.stringify(value).includes('\\u0000')) throw badRequest('Text must not contain NUL characters');
-  const parsed = WebhookBody.safeParse(value);
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
-  return parsed.data;
+  return parseInput(WebhookBody, value);
 }
 
 /** POST /webhooks/accounting/{connectionId}: the checks of CONTRACT §10 in order, then the action. */

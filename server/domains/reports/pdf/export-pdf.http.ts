@@ -1,8 +1,8 @@
 import { Router, type Request, type Response } from 'express';
 import { z } from 'zod/v4';
-import { AppError, forbidden } from '../../../lib/errors.js';
+import { parseInput } from '../../../lib/errors.js';
 import { ReportQuery } from '../../../../shared/contracts/reports.js';
-import { authenticateRequest } from '../../auth/authenticate.js';
+import { authorizeRequest } from '../../auth/authenticate.js';
 import { sendError } from '../../../http/errors.js';
 import { documentExpressPath } from '../../../http/express-paths.js';
 import { loadPdfReportData } from './report-data.js';
@@ -10,17 +10,10 @@ import { renderReportPdf } from './render-report.js';
 
 export const PDF_PATH = '/reports/export/pdf';
 
-function parseQuery(req: Request) {
-  const parsed = ReportQuery.safeParse(req.query);
-  if (!parsed.success) throw new AppError('BAD_REQUEST', 'Input validation failed', { cause: parsed.error });
-  return parsed.data;
-}
-
 /** GET /reports/export/pdf (entry.export, CONTRACT §11): the period's report as a printable PDF. */
 async function exportPdf(req: Request, res: Response): Promise<void> {
-  const actor = await authenticateRequest(req.get('Authorization'));
-  if (!actor.permissions.has('entry.export')) throw forbidden('Missing permission entry.export');
-  const query = parseQuery(req);
+  const actor = await authorizeRequest(req.get('Authorization'), 'entry.export');
+  const query = parseInput(ReportQuery, req.query);
   const data = await loadPdfReportData(actor, query);
   const doc = renderReportPdf(data);
   res.status(200);
