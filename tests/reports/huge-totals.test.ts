@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { createEntry, entryWorld } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /**
@@ -12,22 +12,10 @@ let workspaceId: number;
 
 beforeAll(async () => {
   api = await startServer();
-  const ws = await buildWorkspace();
-  workspaceId = ws.id;
-  token = (await actor(api, { workspaceId })).token;
+  const w = await entryWorld(api);
+  ({ token, workspaceId } = w);
   for (let i = 0; i < 10; i++) {
-    const res = await api.post(
-      '/entries',
-      {
-        projectId: ws.projectIds[0],
-        entryType: 'INCOME',
-        amountCents: 1_000_000_000_000_000,
-        baseCurrency: 'USD',
-        entryDate: '2026-03-01',
-      },
-      { token },
-    );
-    expect(res.status, res.text).toBeLessThan(300);
+    await createEntry(w, { entryType: 'INCOME', amountCents: 1_000_000_000_000_000, entryDate: '2026-03-01' });
   }
 });
 
