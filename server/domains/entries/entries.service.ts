@@ -4,7 +4,7 @@ import { clock } from '../../lib/clock.js';
 import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryInput, EntryDetail, EntryObject, UpdateEntryInput } from '../../../shared/contracts/entries.js';
-import { assertPeriodsOpen, closedPeriodNameSql, sharedPeriodLockSql } from '../accounting/periods/period-lock.js';
+import { assertPeriodsOpen, closedPeriodNameSql, sharedPeriodLockSql } from '../periods/index.js';
 import { loadEntry, lockEntry, presentEntry, updateEntryRow, type EntryRow } from './entry-rows.js';
 import { derivedTotal, insertEntry, setEntryTags, tagIdsOf } from './entry-writes.js';
 import { byUser, recordEvent } from './events.js';

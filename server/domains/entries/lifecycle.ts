@@ -4,7 +4,7 @@ import { todayUtc } from '../../lib/dates.js';
 import { badRequest, conflict } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { EntryObject, EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
-import { assertPeriodsOpen, closedPeriodAt } from '../accounting/periods/period-lock.js';
+import { assertPeriodsOpen, closedPeriodAt } from '../periods/index.js';
 import { lockEntry, presentEntry, updateEntryRow, type EntryRow } from './entry-rows.js';
 import { derivedTotal, insertEntry, linkEntries, tagIdsOf } from './entry-writes.js';
 import { assertNotFrozen } from './entries.service.js';

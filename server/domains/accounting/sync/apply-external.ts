@@ -7,7 +7,7 @@ import { updateEntryRow, type EntryRow } from '../../entries/entry-rows.js';
 import { derivedTotal } from '../../entries/entry-writes.js';
 import { recordEvent, type EventActor } from '../../entries/events.js';
 import { applyStatus } from '../../entries/lifecycle.js';
-import { closedPeriodAt, lockPeriodsShared } from '../periods/period-lock.js';
+import { closedPeriodAt, lockPeriodsShared } from '../../periods/index.js';
 import type { ExternalEntry } from '../providers/provider.js';
 
 /**

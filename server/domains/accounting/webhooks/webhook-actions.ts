@@ -8,7 +8,7 @@ import { loadEntry, lockEntry, type EntryRow } from '../../entries/entry-rows.js
 import { recordEvent, type EventActor } from '../../entries/events.js';
 import { applyStatus } from '../../entries/lifecycle.js';
 import type { ConnectionRow } from '../connections/connection-rows.js';
-import { assertPeriodsOpen } from '../periods/period-lock.js';
+import { assertPeriodsOpen } from '../../periods/index.js';
 
 export type WebhookOutcome = { received: true; action: WebhookBody['action']; entryId: number } | { received: true; duplicate: true };
 
