@@ -11,7 +11,7 @@ import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
-import { registerSubscriptions } from './domains/subscriptions.js';
+import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
 
 const EMBEDDED_DB = 'finance';
@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const sequelize = connectDatabase(databaseUrl);
   await migrateUp(sequelize);
 
-  registerSubscriptions();
+  wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
