@@ -6,6 +6,7 @@ import { createLogger } from './lib/logger.js';
 import { resolveSecrets } from './lib/secrets.js';
 import { setRuntime } from './runtime.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
+import { purgeExpiredKeys } from './http/idempotency-store.js';
 import { closeDatabase, connectDatabase } from './db/database.js';
 import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
@@ -57,6 +58,9 @@ async function main(): Promise<void> {
 
   wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
+  const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
+  purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
@@ -103,6 +107,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    clearInterval(purge);
     await syncScheduler.stop();
     await closeDatabase();
     await embedded?.stop();
