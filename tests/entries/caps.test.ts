@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../server/db/database.js';
 import { postgresErrorOf } from '../../server/lib/errors.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry, entryWorld, expectOk, getEntry, type EntryWorld } from '../support/entries.js';
+import { closePeriod, createEntry, entryWorld, expectOk, getEntry, type EntryWorld } from '../support/entries.js';
 
 /**
  * CONTRACT §5 invariant: for every entry, the live (not VOIDED, CANCELLED or REJECTED) refunds
@@ -211,5 +211,15 @@ describe('PostgreSQL refuses a commit that breaks a cap, whoever writes the rows
     });
     expect(err).toMatchObject({ code: '23514', constraint: 'entry_caps' });
     expect(await liveDerived([sale.id], 'REFUND')).toBe(900);
+  });
+});
+
+describe('PUT /entries/{id}/tags on an entry dated in a closed period (CONTRACT §5)', () => {
+  it('409, and the tags stay as they were', async () => {
+    const entry = await createEntry(w, { entryDate: '2025-06-15' });
+    const tag = await api.post('/tags', { workspaceId: w.workspaceId, name: 'closed-period-tag' }, { token: w.token });
+    await closePeriod(api, w.token, w.workspaceId, '2025-06-01', '2025-06-30');
+    expectErrorBody(await api.put(`/entries/${entry.id}/tags`, { tagIds: [tag.body.id] }, { token: w.token }), 409, 'CONFLICT');
+    expect((await api.get(`/entries/${entry.id}`, { token: w.token })).body.tags).toEqual([]);
   });
 });
