@@ -51,7 +51,8 @@ async function populated(): Promise<ReviewWorld> {
   await syncIn(w, 'CONFLICT', r[6].entry.id);
   // entries: 7 above (all unreconciled, none voided) + these
   await api.patch(`/entries/${r[6].entry.id}/reconcile`, { isReconciled: true }, { token: w.token }); // reconciled: not counted
-  // each of these three is auto-queued too: QUEUED reviews are r[6] and these three
+  // each of these three is auto-queued too; the voided and the cancelled one's reviews become CANCELLED
+  // (CONTRACT §8: in no counter), so the QUEUED reviews are r[6] and the last one
   await entryIn(w, 'VOIDED'); // not an unreconciled entry
   await entryIn(w, 'CANCELLED'); // not an unreconciled entry
   const docs = await createEntry(w); // an unreconciled entry (UNDER_REVIEW)
@@ -95,7 +96,7 @@ describe('GET /accounting/dashboard', () => {
     const res = await api.get('/accounting/dashboard', { token: w.token, query: { workspaceId: w.workspaceId } });
     expectStatus(res, 200);
     expect(Object.keys(res.body).sort()).toEqual(['connections', 'exceptionSummary', 'reviewStats', 'syncStats']);
-    expect(res.body.reviewStats).toEqual({ queued: 4, inReview: 2, approved: 1, rejected: 2, changesRequested: 1 });
+    expect(res.body.reviewStats).toEqual({ queued: 2, inReview: 2, approved: 1, rejected: 2, changesRequested: 1 });
     expect(res.body.syncStats).toEqual({ pending: 1, synced: 1, failed: 2, stale: 1, conflict: 3 });
     expect(res.body.exceptionSummary).toEqual(EXPECTED_SUMMARY);
     expect(res.body.connections.map((c: any) => c.name)).toEqual(['Books', 'second']);

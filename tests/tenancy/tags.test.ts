@@ -21,6 +21,7 @@ describe('POST /tags', () => {
       workspaceId: ws.id,
       name: 'Travel',
       color: '#1f77b4',
+      archivedAt: null,
       createdAt: expect.stringMatching(ISO),
       updatedAt: expect.stringMatching(ISO),
     });
