@@ -13,6 +13,7 @@ import { requestContext, emptyBodyIsJson, rejectDeepJson, rejectNulCharacters } 
 import { idempotency } from './http/idempotency.js';
 import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
+import { routeTemplateOf } from './http/route-templates.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
 import { db } from './db/database.js';
 import { pendingMigrations } from './db/migrate.js';
@@ -28,7 +29,7 @@ export function createApp(): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext);
-  app.use(metricsRouter()); // request counts and latency by route; GET /metrics (public, see README)
+  app.use(metricsRouter(routeTemplateOf)); // request counts and latency by route; GET /metrics (public, see README)
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
 
   app.get('/healthz', (_req, res) => {
