@@ -3,19 +3,8 @@ import { appRouter } from './router.js';
 import { expressPaths } from '../http/express-paths.js';
 import { addIntegerFormats } from './openapi-integer-formats.js';
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX, INT32_MAX } from '../../shared/contracts/common.js';
+import { ERROR_TABLE, errorCodeOfStatus } from '../lib/error-table.js';
 import '../http/express-routes.js';
-
-const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '400': 'Invalid input (BAD_REQUEST)',
-  '401': 'Missing, invalid or expired credentials (UNAUTHORIZED)',
-  '403': 'Missing permission or foreign workspace (FORBIDDEN)',
-  '404': 'Not found or not visible to the caller (NOT_FOUND)',
-  '409': 'Conflicts with stored state (CONFLICT)',
-  '413': 'Body or upload too large (PAYLOAD_TOO_LARGE)',
-  '415': 'Unsupported media type (UNSUPPORTED_MEDIA_TYPE)',
-  '429': 'Rate limited (TOO_MANY_REQUESTS); see Retry-After',
-  '500': 'Internal server error',
-};
 
 const ERROR_SCHEMA = {
   type: 'object',
@@ -42,6 +31,12 @@ const RETRY_AFTER_HEADER = {
   },
 };
 
+/** The error table's description of a status. */
+function errorDescription(status: number): string | undefined {
+  const code = errorCodeOfStatus(status);
+  return code && ERROR_TABLE[code].description;
+}
+
 type Responses = Record<string, { description?: string; content?: Record<string, unknown> }>;
 
 /** Error responses all share the contract's error body (CONTRACT §2). */
@@ -58,7 +53,7 @@ function normaliseErrorResponses(doc: OpenAPIObject): void {
       for (const [status, response] of Object.entries(operation.responses)) {
         if (Number(status) < 400) continue;
         operation.responses[status] = {
-          description: ERROR_DESCRIPTIONS[status] ?? response.description ?? 'Error',
+          description: errorDescription(Number(status)) ?? response.description ?? 'Error',
           ...(status === '429' ? { headers: RETRY_AFTER_HEADER } : {}),
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         };
