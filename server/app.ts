@@ -15,6 +15,8 @@ import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
 import { routeTemplateOf } from './http/route-templates.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
+import { INGEST_PATH } from './domains/integrations/ingest.http.js';
+import { jsonBodiesOnly } from './http/media-type.js';
 import { db } from './db/database.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
@@ -51,8 +53,8 @@ export function createApp(): Express {
   });
   app.use(docsRouter());
 
-  app.use('/api/v1/ingest', express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
-  app.use(WEBHOOK_PREFIX, webhookRawBody()); // raw bytes for the provider signature
+  app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
+  app.use(WEBHOOK_PREFIX, jsonBodiesOnly, webhookRawBody()); // raw bytes for the provider signature
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(emptyBodyIsJson);
   app.use(rejectDeepJson);
