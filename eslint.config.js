@@ -3,6 +3,7 @@
 import { defineConfig, globalIgnores } from 'eslint/config';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { architecture } from './eslint.architecture.js';
 
 /** Node globals for the few plain JS files (in TS files tsc reports undefined names instead). */
 const nodeGlobals = Object.fromEntries(
@@ -56,4 +57,5 @@ export default defineConfig(
       '@typescript-eslint/no-non-null-assertion': 'off',
     },
   },
+  ...architecture, // domain boundaries, layers and import cycles (eslint.architecture.js)
 );

@@ -13,7 +13,10 @@ import { requestContext, emptyBodyIsJson, rejectDeepJson, rejectNulCharacters } 
 import { idempotency } from './http/idempotency.js';
 import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
+import { routeTemplateOf } from './http/route-templates.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
+import { INGEST_PATH } from './domains/integrations/ingest.http.js';
+import { jsonBodiesOnly } from './http/media-type.js';
 import { db } from './db/database.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
@@ -28,7 +31,7 @@ export function createApp(): Express {
   app.set('query parser', 'simple');
 
   app.use(requestContext);
-  app.use(metricsRouter()); // request counts and latency by route; GET /metrics (public, see README)
+  app.use(metricsRouter(routeTemplateOf)); // request counts and latency by route; GET /metrics (public, see README)
   app.use(helmet({ crossOriginEmbedderPolicy: false }));
 
   app.get('/healthz', (_req, res) => {
@@ -50,8 +53,8 @@ export function createApp(): Express {
   });
   app.use(docsRouter());
 
-  app.use('/api/v1/ingest', express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
-  app.use(WEBHOOK_PREFIX, webhookRawBody()); // raw bytes for the provider signature
+  app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
+  app.use(WEBHOOK_PREFIX, jsonBodiesOnly, webhookRawBody()); // raw bytes for the provider signature
   app.use(express.json({ limit: config.BODY_LIMIT_BYTES, type: ['application/json', 'application/*+json'] }));
   app.use(emptyBodyIsJson);
   app.use(rejectDeepJson);

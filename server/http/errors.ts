@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, Response } from 'express';
-import { AppError, presentError } from '../lib/errors.js';
+import { AppError, badRequest, presentError } from '../lib/errors.js';
+import { errorCodeOfStatus } from '../lib/error-table.js';
 import { runtime } from '../runtime.js';
 
 /** Sends the contract's error body for an error raised in a plain express route. */
@@ -23,13 +24,15 @@ export const expressErrorHandler: ErrorRequestHandler = (err: unknown, _req, res
   const e = err as HttpError;
   const status = e?.status ?? e?.statusCode;
   if (!(err instanceof AppError) && typeof status === 'number' && status >= 400 && status < 500) {
-    const mapped =
-      status === 413
-        ? new AppError('PAYLOAD_TOO_LARGE', 'Request body too large')
-        : status === 415
-          ? new AppError('UNSUPPORTED_MEDIA_TYPE', 'Unsupported content type')
-          : new AppError('BAD_REQUEST', e.type === 'entity.parse.failed' ? 'Malformed JSON body' : 'Bad request');
-    return sendError(res, mapped);
+    return sendError(res, parserError(status, e.type));
   }
   sendError(res, err);
 };
+
+/** A body parser's refusal as the contract's error: too large, unsupported media type, or else a bad request. */
+function parserError(status: number, type: string | undefined): AppError {
+  const code = errorCodeOfStatus(status);
+  if (code === 'PAYLOAD_TOO_LARGE') return new AppError(code, 'Request body too large');
+  if (code === 'UNSUPPORTED_MEDIA_TYPE') return new AppError(code, 'Unsupported content type');
+  return badRequest(type === 'entity.parse.failed' ? 'Malformed JSON body' : 'Bad request');
+}

@@ -1,38 +1,15 @@
 import { TRPCError } from '@trpc/server';
-import type { TRPC_ERROR_CODE_KEY } from '@trpc/server/rpc';
 import type { z } from 'zod/v4';
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../shared/contracts/common.js';
+import { ERROR_TABLE, errorCodeOfTrpc, type ErrorCode } from './error-table.js';
 
-export type ErrorCode =
-  | 'BAD_REQUEST'
-  | 'UNAUTHORIZED'
-  | 'FORBIDDEN'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'TOO_MANY_REQUESTS'
-  | 'INTERNAL_SERVER_ERROR'
-  | 'SERVICE_UNAVAILABLE';
-
-export const HTTP_STATUS: Record<ErrorCode, number> = {
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  TOO_MANY_REQUESTS: 429,
-  INTERNAL_SERVER_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
+export { HTTP_STATUS, type ErrorCode } from './error-table.js';
 
 /** A rule the service refuses with; its message is safe to show to the caller. */
 export class AppError extends TRPCError {
   readonly headers?: Record<string, string>;
   constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
-    super({ code: code as TRPC_ERROR_CODE_KEY, message, cause: opts.cause });
+    super({ code: ERROR_TABLE[code].trpcCodes[0], message, cause: opts.cause });
     this.headers = opts.headers;
   }
 }
@@ -57,22 +34,6 @@ export function postgresErrorOf(err: unknown): { code?: string; constraint?: str
   const parent = (err as { parent?: unknown } | undefined)?.parent;
   return parent && typeof parent === 'object' ? (parent as { code?: string; constraint?: string }) : undefined;
 }
-
-const statusByCode: Record<string, number> = {
-  PARSE_ERROR: 400,
-  BAD_REQUEST: 400,
-  UNAUTHORIZED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  METHOD_NOT_SUPPORTED: 405,
-  CONFLICT: 409,
-  PAYLOAD_TOO_LARGE: 413,
-  UNSUPPORTED_MEDIA_TYPE: 415,
-  UNPROCESSABLE_CONTENT: 422,
-  TOO_MANY_REQUESTS: 429,
-  INTERNAL_SERVER_ERROR: 500,
-  SERVICE_UNAVAILABLE: 503,
-};
 
 function zodIssuesOf(err: unknown): unknown[] | undefined {
   const cause = err instanceof TRPCError ? err.cause : err;
@@ -110,49 +71,53 @@ export function boundValidationIssues(err: unknown): void {
   }
 }
 
-function presentUnbounded(err: unknown): { status: number; body: ErrorBody; headers?: Record<string, string> } {
-  const mapped = mapKnownError(err);
-  if (mapped) return mapped;
+type Presented = { status: number; body: ErrorBody; headers?: Record<string, string> };
+
+function presentUnbounded(err: unknown): Presented {
+  const known = knownError(err);
+  if (known) return presentAppError(known);
   if (err instanceof TRPCError) {
     const issues = zodIssuesOf(err);
     if (issues) return { status: 400, body: { message: 'Input validation failed', code: 'BAD_REQUEST', issues } };
-    const code = err.code === 'PARSE_ERROR' ? 'BAD_REQUEST' : err.code;
-    const status = statusByCode[code] ?? 500;
-    if (status >= 500 && code !== 'SERVICE_UNAVAILABLE') return internal(); // a 503 says why, with Retry-After
+    const code = errorCodeOfTrpc(err.code);
+    if (!code || !ERROR_TABLE[code].expose) return internal();
     const headers = err instanceof AppError ? err.headers : undefined;
-    return { status, body: { message: err.message, code }, headers };
+    return { status: ERROR_TABLE[code].status, body: { message: err.message, code }, headers };
   }
   return internal();
 }
 
-function internal() {
+function presentAppError(err: AppError): Presented {
+  const code = errorCodeOfTrpc(err.code)!;
+  return { status: ERROR_TABLE[code].status, body: { message: err.message, code } };
+}
+
+function internal(): Presented {
   return { status: 500, body: { message: 'Internal server error', code: 'INTERNAL_SERVER_ERROR' } };
 }
 
 /** check violation, numeric out of range, bad text representation, bad datetime, NUL/invalid bytes in text */
 const BAD_VALUE_CODES = new Set(['23514', '22003', '22P02', '22007', '22008', '22021', '22P05', '54000']);
 
-/** Database constraint errors that reach the edge become client errors, never 500s. */
-function mapKnownError(err: unknown): { status: number; body: ErrorBody } | undefined {
+/**
+ * The client error a database error stands for (constraint errors reaching the edge are 4xx, never
+ * 500s), or undefined when `err` is not one. For the tRPC procedures, whose status follows the
+ * error's code, and for the presenter.
+ */
+export function knownError(err: unknown): AppError | undefined {
   const cause = err instanceof TRPCError && !(err instanceof AppError) ? err.cause : err;
   const name = (cause as Error | undefined)?.name;
-  if (name === 'SequelizeUniqueConstraintError') {
-    return { status: 409, body: { message: 'A conflicting record already exists', code: 'CONFLICT' } };
-  }
-  if (name === 'SequelizeForeignKeyConstraintError') {
-    return { status: 400, body: { message: 'A referenced record does not exist', code: 'BAD_REQUEST' } };
-  }
+  if (name === 'SequelizeUniqueConstraintError') return conflict('A conflicting record already exists');
+  if (name === 'SequelizeForeignKeyConstraintError') return badRequest('A referenced record does not exist');
   const parent = (cause as { parent?: unknown } | undefined)?.parent;
-  if (parent instanceof AppError) {
-    // raised while reading the rows (server/db/pg-types.ts) and wrapped by Sequelize
-    return { status: HTTP_STATUS[parent.code as ErrorCode] ?? 500, body: { message: parent.message, code: parent.code } };
-  }
+  // raised while reading the rows (server/db/pg-types.ts) and wrapped by Sequelize
+  if (parent instanceof AppError) return parent;
   const pgCode = postgresErrorOf(cause)?.code;
-  if (pgCode === '23P01') {
-    return { status: 409, body: { message: 'Conflicts with an existing record', code: 'CONFLICT' } };
+  if (pgCode === '23P01') return conflict('Conflicts with an existing record');
+  // the ledger's money invariant, checked by PostgreSQL at commit (migration 0012)
+  if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'entry_caps') {
+    return conflict('The refunds or reimbursements of an entry would exceed its amount');
   }
-  if (pgCode && BAD_VALUE_CODES.has(pgCode)) {
-    return { status: 400, body: { message: 'A value is out of range or malformed', code: 'BAD_REQUEST' } };
-  }
+  if (pgCode && BAD_VALUE_CODES.has(pgCode)) return badRequest('A value is out of range or malformed');
   return undefined;
 }

@@ -1,24 +1,10 @@
-import type { Readable } from 'node:stream';
 import { runtime } from '../runtime.js';
 import type { Config } from '../config.js';
 import { LocalDiskStorage } from './local-disk.js';
 import { S3Storage } from './s3.js';
+import type { DocumentStorage } from './storage.js';
 
 export { blobKey } from './blob-key.js';
-
-/**
- * Where document bytes live. Content-addressed: the key is derived from the SHA-256 of the
- * bytes, so the same file is stored once however many documents reference it.
- */
-export interface DocumentStorage {
-  /** Stores the bytes under `key` unless they are already there. */
-  put(key: string, bytes: Buffer): Promise<void>;
-  exists(key: string): Promise<boolean>;
-  /** A stream of the stored bytes; rejects when the object is missing. */
-  open(key: string): Promise<Readable>;
-  /** Removes the object; a missing one is not an error. */
-  delete(key: string): Promise<void>;
-}
 
 let cached: { signature: string; storage: DocumentStorage } | undefined;
 

@@ -3,7 +3,7 @@ import { mkdir, open, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { assertBlobKey } from './blob-key.js';
-import type { DocumentStorage } from './document-storage.js';
+import type { DocumentStorage } from './storage.js';
 
 const isMissing = (err: unknown) => (err as NodeJS.ErrnoException)?.code === 'ENOENT';
 

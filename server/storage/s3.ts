@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { assertBlobKey } from './blob-key.js';
-import type { DocumentStorage } from './document-storage.js';
+import type { DocumentStorage } from './storage.js';
 
 export type S3Settings = {
   endpoint: string;

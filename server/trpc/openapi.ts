@@ -2,70 +2,8 @@ import { generateOpenApiDocument, type OpenAPIObject } from 'trpc-to-openapi';
 import { appRouter } from './router.js';
 import { expressPaths } from '../http/express-paths.js';
 import { addIntegerFormats } from './openapi-integer-formats.js';
-import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX, INT32_MAX } from '../../shared/contracts/common.js';
+import { normaliseErrorResponses } from './openapi-errors.js';
 import '../http/express-routes.js';
-
-const ERROR_DESCRIPTIONS: Record<string, string> = {
-  '400': 'Invalid input (BAD_REQUEST)',
-  '401': 'Missing, invalid or expired credentials (UNAUTHORIZED)',
-  '403': 'Missing permission or foreign workspace (FORBIDDEN)',
-  '404': 'Not found or not visible to the caller (NOT_FOUND)',
-  '409': 'Conflicts with stored state (CONFLICT)',
-  '413': 'Body or upload too large (PAYLOAD_TOO_LARGE)',
-  '415': 'Unsupported media type (UNSUPPORTED_MEDIA_TYPE)',
-  '429': 'Rate limited (TOO_MANY_REQUESTS); see Retry-After',
-  '500': 'Internal server error',
-};
-
-const ERROR_SCHEMA = {
-  type: 'object',
-  required: ['message', 'code'],
-  properties: {
-    message: { type: 'string', maxLength: ERROR_MESSAGE_MAX },
-    code: { type: 'string', maxLength: 32, pattern: '^[A-Z_]+$', example: 'CONFLICT', description: 'the tRPC error code name' },
-    issues: {
-      type: 'array',
-      maxItems: ERROR_ISSUES_MAX,
-      description: `zod issues, only on validation errors (the first ${ERROR_ISSUES_MAX})`,
-      items: { type: 'object', additionalProperties: true },
-    },
-  },
-};
-
-/** The two rate limits of the service (CONTRACT §4, §12: login throttling, ingest per key) answer 429 with it. */
-const RETRY_AFTER_HEADER = {
-  'Retry-After': {
-    description:
-      'Seconds until the rate-limit window lets the caller try again (at most the window: login LOGIN_WINDOW_MINUTES, default 15; ingest 1 minute)',
-    required: true,
-    schema: { type: 'integer', format: 'int32', minimum: 1, maximum: INT32_MAX },
-  },
-};
-
-type Responses = Record<string, { description?: string; content?: Record<string, unknown> }>;
-
-/** Error responses all share the contract's error body (CONTRACT §2). */
-function normaliseErrorResponses(doc: OpenAPIObject): void {
-  doc.components = doc.components ?? {};
-  // trpc-to-openapi adds its own error.<CODE> schemas; every error response uses Error instead
-  const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
-  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA as never };
-  for (const item of Object.values(doc.paths ?? {})) {
-    for (const operation of Object.values(item as Record<string, { responses?: Responses; security?: unknown[] }>)) {
-      if (!operation || typeof operation !== 'object' || !operation.responses) continue;
-      operation.security ??= []; // public operations say so explicitly (there is no global security)
-      operation.responses['500'] = { description: '' };
-      for (const [status, response] of Object.entries(operation.responses)) {
-        if (Number(status) < 400) continue;
-        operation.responses[status] = {
-          description: ERROR_DESCRIPTIONS[status] ?? response.description ?? 'Error',
-          ...(status === '429' ? { headers: RETRY_AFTER_HEADER } : {}),
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        };
-      }
-    }
-  }
-}
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
 const BEARER_SCHEME = {
@@ -93,6 +31,7 @@ const EXPRESS_SECURITY_SCHEMES = {
 } as const;
 
 export function buildOpenApiDocument(): OpenAPIObject {
+  const expressRoutePaths = expressPaths();
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Finance Entries Service',
     description:
@@ -105,7 +44,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
     // protected procedures get every scheme passed here, so only the bearer token;
     // the express routes' own schemes are added below once a route references them
     securitySchemes: { Authorization: BEARER_SCHEME },
-    paths: expressPaths(),
+    paths: expressRoutePaths,
   });
   const operations = Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { security?: object[] }>));
   for (const [name, scheme] of Object.entries(EXPRESS_SECURITY_SCHEMES)) {
@@ -122,7 +61,7 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'x-internal': false,
     } as never,
   ];
-  normaliseErrorResponses(doc);
+  normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
   return doc;
 }

@@ -1,6 +1,6 @@
 import { TRPCError } from '@trpc/server';
 import type { Permission } from '../../shared/permissions.js';
-import { AppError, presentError, type ErrorCode } from '../lib/errors.js';
+import { AppError, knownError } from '../lib/errors.js';
 import { requirePermission } from '../lib/scope.js';
 import { authenticateRequest } from '../domains/auth/authenticate.js';
 import { runtime } from '../runtime.js';
@@ -21,10 +21,8 @@ const normalizeErrors = t.middleware(async ({ ctx, next, path }) => {
   }
   if (err.cause?.name === 'ZodError') return result;
   if (!err.cause && err.code !== 'INTERNAL_SERVER_ERROR') return result; // tRPC's own refusals
-  const presented = presentError(err.cause ?? err);
-  if (presented.status < 500) {
-    return { ...result, error: new AppError(presented.body.code as ErrorCode, presented.body.message) };
-  }
+  const known = knownError(err.cause ?? err); // the status of a REST answer follows the error's code
+  if (known) return { ...result, error: known };
   runtime().logger.error({ err: err.cause ?? err, requestId: ctx.requestId, path }, 'unhandled error');
   return { ...result, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }) };
 });

@@ -4,11 +4,13 @@ import { addIntegerFormats } from '../../server/trpc/openapi-integer-formats.js'
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../shared/contracts/common.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { entryWithWorld, pdf, upload } from '../documents/helpers.js';
 
 /**
  * Limits that openapi.json documents for the OWASP checks (npm run openapi:owasp) and that are
  * new rules a client can meet: record keys, the bounded error body, the JWT issuer/audience
- * settings, and the integer formats derived from the schemas' bounds.
+ * settings, the integer formats derived from the schemas' bounds, and the statuses a body or a
+ * limit can bring (413, 415, 429, 503) on every operation that can answer them.
  */
 
 let api: Api;
@@ -113,5 +115,84 @@ describe('integer formats', () => {
   it('refuses an integer without both bounds or beyond the safe-integer range', () => {
     expect(() => formatted({ type: 'integer', minimum: 0 })).toThrow(/without both bounds/);
     expect(() => formatted({ type: 'integer', minimum: 0, maximum: 2 ** 60 })).toThrow(/beyond the safe range/);
+  });
+});
+
+type DocOperation = {
+  requestBody?: { content: Record<string, unknown> };
+  responses: Record<string, { headers?: Record<string, unknown> }>;
+};
+
+describe('statuses every operation documents by its shape (413, 415, 429, 503)', () => {
+  const MIB = 1024 * 1024;
+  let operations: { method: string; path: string; op: DocOperation }[];
+
+  beforeAll(async () => {
+    const doc = (await api.get('/openapi.json')).body as { paths: Record<string, Record<string, DocOperation>> };
+    operations = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op })));
+  });
+
+  it('lists 413 and 415 on every POST, PATCH and PUT with a request body, 503 with Retry-After on every POST', () => {
+    const withBody = operations.filter(({ method, op }) => ['post', 'patch', 'put'].includes(method) && op.requestBody);
+    expect(withBody.length).toBeGreaterThan(50);
+    for (const { method, path, op } of withBody) {
+      expect(Object.keys(op.responses), `${method} ${path}`).toEqual(expect.arrayContaining(['413', '415']));
+    }
+    const posts = operations.filter(({ method }) => method === 'post');
+    for (const { path, op } of posts) expect(op.responses['503']?.headers?.['Retry-After'], `post ${path}`).toBeDefined();
+    // multipart uploads and the express JSON routes (ingest, provider webhooks) are among them
+    const kinds = new Set(withBody.flatMap(({ op }) => Object.keys(op.requestBody!.content)));
+    expect([...kinds].sort()).toEqual(['application/json', 'multipart/form-data']);
+  });
+
+  it('lists 413 and 415 on a REST procedure that reads a body without declaring fields (PATCH …/close)', () => {
+    const close = operations.find(({ method, path }) => method === 'patch' && path === '/accounting/periods/{id}/close')!;
+    expect(close.op.requestBody).toBeUndefined();
+    expect(Object.keys(close.op.responses)).toEqual(expect.arrayContaining(['413', '415']));
+  });
+
+  it('lists 429 with Retry-After on the rate-limited operations (login, ingest) and nowhere without it', () => {
+    const limited = operations.filter(({ op }) => op.responses['429']).map(({ method, path }) => `${method} ${path}`);
+    expect(limited.sort()).toEqual(['post /api/v1/ingest', 'post /auth/login']);
+    for (const { op } of operations.filter(({ op }) => op.responses['429']))
+      expect(op.responses['429']!.headers?.['Retry-After']).toBeDefined();
+  });
+
+  it('answers 413 and 415 on a JSON operation (POST /entries) as documented', async () => {
+    const big = JSON.stringify({ projectId, description: 'x'.repeat(MIB) });
+    const headers = { 'Content-Type': 'application/json' };
+    expectErrorBody(await api.request('POST', '/entries', { token, rawBody: big, headers }), 413, 'PAYLOAD_TOO_LARGE');
+    const text = { 'Content-Type': 'text/plain' };
+    expectErrorBody(await api.request('POST', '/entries', { token, rawBody: 'projectId=1', headers: text }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    // a procedure without declared body fields checks the media type of a body all the same
+    const close = '/accounting/periods/00000000-0000-4000-8000-000000000000/close';
+    expectErrorBody(await api.request('PATCH', close, { token, rawBody: 'x', headers: text }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers 415 on the express JSON routes (ingest, provider webhooks) for a body that is not JSON', async () => {
+    const text = { 'Content-Type': 'text/plain' };
+    const ingest = await api.request('POST', '/api/v1/ingest', {
+      rawBody: '{"entries":[]}',
+      headers: { ...text, 'X-API-Key': 'fes_live_x' },
+    });
+    expectErrorBody(ingest, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const webhook = await api.request('POST', '/webhooks/accounting/00000000-0000-4000-8000-000000000000', {
+      rawBody: '{}',
+      headers: text,
+    });
+    expectErrorBody(webhook, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('answers 413 and 415 on a multipart operation (document upload) as documented', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    const over = Buffer.concat([pdf(), Buffer.alloc(25 * MIB + 1, 0x20)]);
+    expectErrorBody(await upload(w, entry.id, { bytes: over, name: 'big.pdf' }), 413, 'PAYLOAD_TOO_LARGE');
+    const url = `/entries/${entry.id}/documents/upload?workspaceId=${w.workspaceId}`;
+    const asJson = await api.request('POST', url, {
+      token: w.token,
+      rawBody: '{"file":"x"}',
+      headers: { 'Content-Type': 'application/json' },
+    });
+    expectErrorBody(asJson, 415, 'UNSUPPORTED_MEDIA_TYPE');
   });
 });

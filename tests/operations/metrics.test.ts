@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { recordSyncOutcome } from '../../server/http/metrics.js';
+import { recordSyncOutcome } from '../../server/lib/metrics.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { startServer, type Api } from '../support/http.js';
 
-/** GET /metrics: Prometheus text format, labelled by route template, with DB pool and sync outcome series. */
+/** GET /metrics: Prometheus text format (prom-client), labelled by route template, with DB pool, sync outcome and process series. */
 
 type Sample = { name: string; labels: Record<string, string>; value: number };
 
@@ -99,6 +99,29 @@ describe('GET /metrics', () => {
     expect(max).toBe(20); // the pool the tests connect with
     expect(state('size')!.value).toBeLessThanOrEqual(max);
     expect(state('size')!.value).toBeGreaterThanOrEqual(state('available')!.value + state('using')!.value);
+  });
+
+  it("reports prom-client's process and Node.js series (CPU, memory, event-loop lag, GC) and the README's process series", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 50)); // let the event loop turn between scrapes
+    const res = await api.get('/metrics');
+    for (const type of [
+      '# TYPE process_cpu_user_seconds_total counter',
+      '# TYPE process_cpu_system_seconds_total counter',
+      '# TYPE process_resident_memory_bytes gauge',
+      '# TYPE nodejs_eventloop_lag_seconds gauge',
+      '# TYPE nodejs_heap_size_used_bytes gauge',
+      '# TYPE nodejs_gc_duration_seconds histogram',
+      '# TYPE process_uptime_seconds gauge',
+      '# TYPE nodejs_heap_used_bytes gauge',
+    ])
+      expect(res.text).toContain(type);
+    const samples = parse(res.text);
+    const value = (name: string) => samples.find((s) => s.name === name)?.value;
+    expect(value('process_cpu_user_seconds_total')).toBeGreaterThan(0);
+    expect(value('process_resident_memory_bytes')).toBeGreaterThan(1024 * 1024);
+    expect(value('nodejs_eventloop_lag_seconds')).toBeGreaterThanOrEqual(0);
+    expect(value('process_uptime_seconds')).toBeGreaterThan(0);
+    expect(value('nodejs_heap_used_bytes')).toBeGreaterThan(0);
   });
 
   it('counts sync outcomes recorded by the sync domain, by status', async () => {

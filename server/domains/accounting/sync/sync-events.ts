@@ -1,4 +1,4 @@
-import { recordSyncOutcome } from '../../../http/metrics.js';
+import { recordSyncOutcome } from '../../../lib/metrics.js';
 import type { Transaction } from '../../../db/database.js';
 import { ledger, type EventActor } from '../../entries/index.js';
 import type { SyncRow } from './sync-rows.js';
