@@ -1,8 +1,10 @@
 /**
- * File type sniffing from magic numbers (CONTRACT §6). The allow-list is PDF, PNG, JPEG,
- * WEBP, HEIC, TIFF, GIF, CSV, plain text, XML, XLSX, DOCX and ODS; anything else is refused.
+ * File type sniffing (CONTRACT §6). The allow-list is PDF, PNG, JPEG, WEBP, HEIC, TIFF, GIF,
+ * CSV, plain text, XML, XLSX, DOCX and ODS; anything else is refused. The binary formats are
+ * recognised by `file-type`; the text ones (which it does not tell apart) by the checks below.
  * The client's declared type is never trusted: it may only agree with the bytes.
  */
+import { fileTypeFromBuffer } from 'file-type';
 
 export const MIME = {
   pdf: 'application/pdf',
@@ -40,95 +42,50 @@ const ALIASES: Record<string, AllowedMime> = {
 
 const TEXT_TYPES: ReadonlySet<string> = new Set([MIME.text, MIME.csv]);
 
-const startsWith = (b: Uint8Array, sig: number[], at = 0) => b.length >= at + sig.length && sig.every((v, i) => b[at + i] === v);
-const ascii = (b: Uint8Array, from: number, to: number) =>
-  Buffer.from(b.buffer, b.byteOffset + from, Math.max(0, to - from)).toString('latin1');
+/** file-type's names of the allowed binary formats; anything else it recognises (ZIP, executables, AVIF, video…) is refused. */
+const BINARY: Readonly<Record<string, AllowedMime>> = {
+  'application/pdf': MIME.pdf,
+  'image/png': MIME.png,
+  'image/jpeg': MIME.jpeg,
+  'image/webp': MIME.webp,
+  'image/tiff': MIME.tiff,
+  'image/gif': MIME.gif,
+  [MIME.xlsx]: MIME.xlsx,
+  [MIME.docx]: MIME.docx,
+  [MIME.ods]: MIME.ods,
+  // ISO-BMFF images, named by their major brand only: HEIC when hasHeicBrand agrees
+  'image/heic': MIME.heic,
+  'image/heic-sequence': MIME.heic,
+  'image/heif': MIME.heic,
+  'image/heif-sequence': MIME.heic,
+};
 
 const HEIC_BRANDS = new Set(['heic', 'heix', 'heim', 'heis', 'hevc', 'hevx', 'hevm', 'hevs']);
 
-/** ISO base media file with an HEIC brand (major or compatible); AVIF and video containers are not HEIC. */
-function isHeic(b: Uint8Array): boolean {
-  if (b.length < 16 || ascii(b, 4, 8) !== 'ftyp') return false;
-  const boxSize = Math.min(Buffer.from(b.buffer, b.byteOffset, b.length).readUInt32BE(0), b.length);
-  const brands = [ascii(b, 8, 12)];
-  for (let at = 16; at + 4 <= boxSize; at += 4) brands.push(ascii(b, at, at + 4));
-  if (brands.some((brand) => brand === 'avif' || brand === 'avis')) return false;
-  return brands.some((brand) => HEIC_BRANDS.has(brand));
-}
-
-/** Binary formats recognised by their leading bytes. */
-function sniffBinary(b: Uint8Array): AllowedMime | null {
-  if (startsWith(b, [0x25, 0x50, 0x44, 0x46, 0x2d])) return MIME.pdf; // %PDF-
-  if (startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return MIME.png;
-  if (startsWith(b, [0xff, 0xd8, 0xff])) return MIME.jpeg;
-  if (ascii(b, 0, 4) === 'RIFF' && ascii(b, 8, 12) === 'WEBP') return MIME.webp;
-  if (isHeic(b)) return MIME.heic;
-  if (startsWith(b, [0x49, 0x49, 0x2a, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2a])) return MIME.tiff;
-  if (startsWith(b, [0x49, 0x49, 0x2b, 0x00]) || startsWith(b, [0x4d, 0x4d, 0x00, 0x2b])) return MIME.tiff; // BigTIFF
-  const gif = ascii(b, 0, 6);
-  if (gif === 'GIF87a' || gif === 'GIF89a') return MIME.gif;
-  return null;
-}
-
-type ZipEntry = { name: string; method: number; compressedSize: number; localOffset: number };
-
-/** Names (and where to find them) of a zip's central directory; null when it is not a readable zip. */
-export function zipEntries(b: Uint8Array, maxEntries = 10_000): ZipEntry[] | null {
+/**
+ * file-type calls any `mif1`/`msf1` file image/heif, AVIF (AV1 in HEIF) included: it is HEIC when one of
+ * the `ftyp` box's brands (major or compatible) is an HEIC brand, and none is an AVIF one.
+ */
+function hasHeicBrand(b: Uint8Array): boolean {
   const buf = Buffer.from(b.buffer, b.byteOffset, b.length);
-  if (buf.length < 22 || buf.readUInt32LE(0) !== 0x04034b50) return null;
-  let eocd = -1;
-  for (let at = buf.length - 22; at >= Math.max(0, buf.length - 22 - 0xffff); at--) {
-    if (buf.readUInt32LE(at) === 0x06054b50) {
-      eocd = at;
-      break;
-    }
-  }
-  if (eocd < 0) return null;
-  const count = buf.readUInt16LE(eocd + 10);
-  const cdOffset = buf.readUInt32LE(eocd + 16);
-  if (count > maxEntries || cdOffset >= buf.length) return null;
-  const entries: ZipEntry[] = [];
-  let at = cdOffset;
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > buf.length || buf.readUInt32LE(at) !== 0x02014b50) return null;
-    const nameLength = buf.readUInt16LE(at + 28);
-    const extraLength = buf.readUInt16LE(at + 30);
-    const commentLength = buf.readUInt16LE(at + 32);
-    if (at + 46 + nameLength > buf.length) return null;
-    entries.push({
-      name: buf.toString('utf8', at + 46, at + 46 + nameLength),
-      method: buf.readUInt16LE(at + 10),
-      compressedSize: buf.readUInt32LE(at + 20),
-      localOffset: buf.readUInt32LE(at + 42),
-    });
-    at += 46 + nameLength + extraLength + commentLength;
-  }
-  return entries;
+  if (buf.length < 16) return false;
+  const boxEnd = Math.min(buf.readUInt32BE(0), buf.length);
+  const brands = [buf.toString('latin1', 8, 12)];
+  for (let at = 16; at + 4 <= boxEnd; at += 4) brands.push(buf.toString('latin1', at, at + 4));
+  return !brands.some((brand) => brand === 'avif' || brand === 'avis') && brands.some((brand) => HEIC_BRANDS.has(brand));
 }
 
-/** The bytes of a stored (uncompressed) zip entry, or null. */
-function storedEntryContent(b: Uint8Array, entry: ZipEntry): string | null {
-  const buf = Buffer.from(b.buffer, b.byteOffset, b.length);
-  const at = entry.localOffset;
-  if (entry.method !== 0 || at + 30 > buf.length || buf.readUInt32LE(at) !== 0x04034b50) return null;
-  const start = at + 30 + buf.readUInt16LE(at + 26) + buf.readUInt16LE(at + 28);
-  const end = start + entry.compressedSize;
-  return end <= buf.length ? buf.toString('latin1', start, end) : null;
-}
-
-/** XLSX, DOCX and ODS are zip containers told apart by their entries; any other zip is refused. */
-function sniffOfficeZip(b: Uint8Array): AllowedMime | null {
-  const entries = zipEntries(b);
-  if (!entries) return null;
-  const names = new Set(entries.map((e) => e.name));
-  if (names.has('[Content_Types].xml')) {
-    if (entries.some((e) => e.name.startsWith('xl/'))) return MIME.xlsx;
-    if (entries.some((e) => e.name.startsWith('word/'))) return MIME.docx;
-    return null;
+/** The allowed binary format file-type finds in the bytes (office formats by their zip entries), or null. */
+async function sniffBinary(b: Uint8Array): Promise<AllowedMime | null> {
+  let found: { mime: string } | undefined;
+  try {
+    found = await fileTypeFromBuffer(b);
+  } catch {
+    return null; // unreadable as any format it knows: only the text checks can still accept it
   }
-  const mimetype = entries.find((e) => e.name === 'mimetype');
-  if (mimetype && storedEntryContent(b, mimetype)?.trim() === MIME.ods) return MIME.ods;
-  return null;
+  const mime = found ? BINARY[found.mime] : undefined;
+  if (!mime || (mime === MIME.heic && !hasHeicBrand(b))) return null;
+  return mime;
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -185,15 +142,15 @@ function looksLikeCsv(text: string): boolean {
 
 export type Sniffed = { mimeType: AllowedMime; isText: boolean } | null;
 
-/** What the bytes are, ignoring anything the client said. null: not an allowed type. */
-export function sniffBytes(b: Uint8Array): Sniffed {
-  const binary = sniffBinary(b);
-  if (binary) return { mimeType: binary, isText: false };
-  if (startsWith(b, [0x50, 0x4b, 0x03, 0x04])) {
-    const office = sniffOfficeZip(b);
-    return office ? { mimeType: office, isText: false } : null;
-  }
+/**
+ * What the bytes are, ignoring anything the client said. null: not an allowed type.
+ * Bytes that are clean text are text, whatever signature they start with (file-type takes `GIF…`
+ * for a GIF), except a PDF: it may be all ASCII, and then starts with `%PDF-`.
+ */
+export async function sniffBytes(b: Uint8Array): Promise<Sniffed> {
+  const binary = await sniffBinary(b);
   const text = decodeText(b);
+  if (binary && (text === null || (binary === MIME.pdf && text.startsWith('%PDF-')))) return { mimeType: binary, isText: false };
   if (text === null) return null;
   const trimmed = text.trimStart();
   if (trimmed.startsWith('<')) {
@@ -221,8 +178,11 @@ export type SniffOutcome =
  * Plain text and CSV have no magic number, so between those two (and only when the
  * bytes are text) the declared type or a `.csv` name decides, else the content does.
  */
-export function sniffUpload(bytes: Uint8Array, hints: { declaredType?: string | null; fileName?: string } = {}): SniffOutcome {
-  const sniffed = sniffBytes(bytes);
+export async function sniffUpload(
+  bytes: Uint8Array,
+  hints: { declaredType?: string | null; fileName?: string } = {},
+): Promise<SniffOutcome> {
+  const sniffed = await sniffBytes(bytes);
   if (!sniffed) return { ok: false, reason: 'UNSUPPORTED' };
   const declaredRaw = normaliseDeclaredType(hints.declaredType);
   const declared = declaredRaw ? (ALIASES[declaredRaw] ?? declaredRaw) : null;

@@ -98,16 +98,19 @@ export function zip(entries: { name: string; data: string | Buffer }[]): Buffer 
   return Buffer.concat([...locals, cd, end]);
 }
 
-const CONTENT_TYPES = '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>';
+/** An OOXML package's `[Content_Types].xml`, naming its main part's type (what Excel and Word write, and file-type reads). */
+const contentTypes = (part: string, type: string) =>
+  '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+  `<Override PartName="${part}" ContentType="application/vnd.openxmlformats-officedocument.${type}.main+xml"/></Types>`;
 export const xlsx = () =>
   zip([
-    { name: '[Content_Types].xml', data: CONTENT_TYPES },
+    { name: '[Content_Types].xml', data: contentTypes('/xl/workbook.xml', 'spreadsheetml.sheet') },
     { name: '_rels/.rels', data: '<Relationships/>' },
     { name: 'xl/workbook.xml', data: '<workbook/>' },
   ]);
 export const docx = () =>
   zip([
-    { name: '[Content_Types].xml', data: CONTENT_TYPES },
+    { name: '[Content_Types].xml', data: contentTypes('/word/document.xml', 'wordprocessingml.document') },
     { name: 'word/document.xml', data: '<document/>' },
   ]);
 export const ods = () =>

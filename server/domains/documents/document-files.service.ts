@@ -20,13 +20,13 @@ export type IncomingFile = { bytes: Buffer; fileName: string; declaredType?: str
 type CheckedFile = Blob & { documentName: string; mimeType: string; size: number };
 
 /** Name, size and sniffed type of an upload (400, 413, 415), and its SHA-256. */
-export function checkFile(file: IncomingFile): CheckedFile {
+export async function checkFile(file: IncomingFile): Promise<CheckedFile> {
   const documentName = documentNameOf(file.fileName);
   if (!documentName) throw badRequest('The file part needs a file name');
   if (file.bytes.length === 0) throw badRequest('The file is empty');
   const limit = runtime().config.UPLOAD_LIMIT_BYTES;
   if (file.bytes.length > limit) throw new AppError('PAYLOAD_TOO_LARGE', `The file exceeds the upload limit of ${limit} bytes`);
-  const sniffed = sniffUpload(file.bytes, { declaredType: file.declaredType, fileName: documentName });
+  const sniffed = await sniffUpload(file.bytes, { declaredType: file.declaredType, fileName: documentName });
   if (!sniffed.ok) {
     throw new AppError(
       'UNSUPPORTED_MEDIA_TYPE',
@@ -87,7 +87,7 @@ export type UploadInput = { entryId: number; workspaceId: number; documentType: 
 /** A new document with its file → UPLOADED; its name is the file's name without any path. */
 export async function uploadDocument(actor: Actor, input: UploadInput): Promise<DocumentObject> {
   await assertCanUpload(actor, input.entryId, input.workspaceId);
-  const file = checkFile(input.file);
+  const file = await checkFile(input.file);
   return withStoredBlob(file, () =>
     transaction(async (tx) => {
       const entry = await lockEntry(actor, input.entryId, tx);
@@ -142,7 +142,7 @@ export async function fulfilDocument(actor: Actor, input: FulfilInput): Promise<
   if (input.documentType !== undefined && input.documentType !== current.document_type) {
     throw badRequest(`documentType must be the requested one (${current.document_type})`);
   }
-  const file = checkFile(input.file);
+  const file = await checkFile(input.file);
   const { document, replacedSha256 } = await withStoredBlob(file, () =>
     transaction(async (tx) => {
       const entry = await lockEntry(actor, input.entryId, tx);

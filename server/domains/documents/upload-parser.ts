@@ -4,14 +4,61 @@ import { AppError, badRequest } from '../../lib/errors.js';
 import { runtime } from '../../runtime.js';
 import type { IncomingFile } from './document-files.service.js';
 
+type Busboy = NodeJS.WritableStream & { _hparser?: unknown };
+type PartHeader = Record<string, string[] | undefined>;
+type HeaderParser = { cb: (header: PartHeader) => void };
+
+/**
+ * The headers of each part as busboy parses them. busboy (1.6) gives a part without a
+ * `Content-Type` header the type `text/plain` and does not tell that it was absent; CONTRACT §6:
+ * that default is not a declaration. busboy's part-header parser (its `_hparser` while a part's
+ * headers are read, one per busboy) calls back with the raw headers and, synchronously from there,
+ * emits `file`: the parser is wrapped when busboy first installs it.
+ */
+function watchPartHeaders(busboy: Busboy, onHeader: (header: PartHeader) => void): void {
+  let current = busboy._hparser;
+  let wrapped = false;
+  Object.defineProperty(busboy, '_hparser', {
+    configurable: true,
+    enumerable: true,
+    get: () => current,
+    set: (parser: unknown) => {
+      current = parser;
+      const target = parser as Partial<HeaderParser> | null;
+      if (wrapped || typeof target?.cb !== 'function') return;
+      wrapped = true;
+      const callback = target.cb;
+      target.cb = (header) => {
+        onHeader(header);
+        callback.call(target, header);
+      };
+    },
+  });
+}
+
+/**
+ * The type the file part declares: its `Content-Type` as busboy read it, null when the part has
+ * no such header; undefined until busboy emits the file (or if its internals change: then busboy's
+ * own value stands, as before).
+ */
+type Declared = { type?: string | null };
+
 /** A keyed request's body was already read whole, to fingerprint it (server/http/idempotency-request.ts): busboy reads that copy. */
-const streamHandler = (req: Request, busboy: NodeJS.WritableStream) => (req.rawBody ? busboy.end(req.rawBody) : req.pipe(busboy));
+const streamHandlerFor = (declared: Declared) => (req: Request, busboy: Busboy) => {
+  let lastHeader: PartHeader | undefined;
+  watchPartHeaders(busboy, (header) => (lastHeader = header));
+  busboy.prependListener('file', (name: string, _stream: unknown, info: { mimeType: string }) => {
+    if (name === 'file' && lastHeader) declared.type = lastHeader['content-type'] === undefined ? null : info.mimeType;
+  });
+  return req.rawBody ? busboy.end(req.rawBody) : req.pipe(busboy);
+};
 
 /**
  * multer with memory storage: one `file` part and a few small text fields. Built per request,
  * so the size limit is the current UPLOAD_LIMIT_BYTES.
  */
-const parserFor = (uploadLimit: number) => {
+const parserFor = (uploadLimit: number, declared: Declared) => {
+  const streamHandler = streamHandlerFor(declared);
   const options: multer.Options & { streamHandler: typeof streamHandler } = {
     storage: multer.memoryStorage(),
     preservePath: true, // the service strips paths itself (both / and \), the same for every caller
@@ -42,9 +89,11 @@ export async function receiveFile(req: Request, res: Response): Promise<{ file: 
     if (!hasBody(req)) throw badRequest('A multipart/form-data body with a "file" part is required');
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data');
   }
-  const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
+  const declared: Declared = {};
+  const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES, declared);
   await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
   if (!req.file) throw badRequest('The "file" part is missing');
-  const file = { bytes: req.file.buffer, fileName: req.file.originalname, declaredType: req.file.mimetype };
+  const declaredType = declared.type === undefined ? req.file.mimetype : declared.type;
+  const file = { bytes: req.file.buffer, fileName: req.file.originalname, declaredType };
   return { file, fields: { ...(req.body as Record<string, unknown>) } };
 }

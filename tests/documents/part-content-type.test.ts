@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
+import type { EntryWorld } from '../support/entries.js';
+import { documentRowCount, elf, entryWithWorld, pdf, plainZip, png, requested } from './helpers.js';
+
+let api: Api;
+beforeAll(async () => {
+  api = await startServer();
+});
+
+/** `undefined`: the file part has no Content-Type header at all (what FormData cannot send). */
+type FilePart = { bytes: Buffer; name?: string; contentType?: string };
+
+/** A multipart body written by hand: a `documentType` field (unless null) and the `file` part. */
+function multipart(file: FilePart, documentType: string | null = 'BASIS'): { body: Buffer; contentType: string } {
+  const boundary = `----part-${randomUUID()}`;
+  const chunks: Buffer[] = [];
+  if (documentType !== null) {
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="documentType"\r\n\r\n${documentType}\r\n`));
+  }
+  const headers = [`Content-Disposition: form-data; name="file"; filename="${file.name ?? 'upload.bin'}"`];
+  if (file.contentType !== undefined) headers.push(`Content-Type: ${file.contentType}`);
+  chunks.push(Buffer.from(`--${boundary}\r\n${headers.join('\r\n')}\r\n\r\n`), file.bytes, Buffer.from(`\r\n--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}
+
+function send(w: EntryWorld, path: string, file: FilePart, opts: { documentType?: string | null; headers?: Record<string, string> } = {}) {
+  const { body, contentType } = multipart(file, opts.documentType);
+  return api.request('POST', path, {
+    token: w.token,
+    query: { workspaceId: w.workspaceId },
+    rawBody: body,
+    headers: { 'Content-Type': contentType, ...opts.headers },
+  });
+}
+
+const upload = (w: EntryWorld, entryId: number, file: FilePart, headers?: Record<string, string>) =>
+  send(w, `/entries/${entryId}/documents/upload`, file, { headers });
+
+function expectStored(res: ApiResponse, mimeType: string) {
+  expect(res.status, res.text).toBe(200);
+  expect(res.body.mimeType).toBe(mimeType);
+}
+
+describe('a file part without a Content-Type header declares nothing (CONTRACT §6)', () => {
+  it('a PDF with no part Content-Type is stored as application/pdf; one declared text/plain is 415', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    expectStored(await upload(w, entry.id, { bytes: pdf(), name: 'receipt.pdf' }), 'application/pdf');
+    for (const declared of ['text/plain', 'text/plain; charset=utf-8', 'TEXT/PLAIN']) {
+      const res = await upload(w, entry.id, { bytes: pdf('other'), name: 'receipt.pdf', contentType: declared });
+      expectErrorBody(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+      expect(res.body.message).toContain('text/plain');
+    }
+    expect(await documentRowCount('entry_id = :id', { id: entry.id })).toBe(1);
+  });
+
+  it('no header lets the content choose between text and CSV; an explicit text/plain keeps it text', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    const csvLooking = Buffer.from('date,amount\n2026-01-01,10.00\n');
+    expectStored(await upload(w, entry.id, { bytes: csvLooking, name: 'notes.txt' }), 'text/csv');
+    expectStored(await upload(w, entry.id, { bytes: csvLooking, name: 'notes.txt', contentType: 'text/plain' }), 'text/plain');
+    expectStored(await upload(w, entry.id, { bytes: Buffer.from('one column\n'), name: 'list.csv' }), 'text/csv');
+  });
+
+  it('other explicit types still count: a matching one is accepted, a different one is 415', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    expectStored(await upload(w, entry.id, { bytes: png(), name: 'scan.png' }), 'image/png');
+    expectStored(await upload(w, entry.id, { bytes: png(1), name: 'scan.png', contentType: 'image/png' }), 'image/png');
+    expectErrorBody(await upload(w, entry.id, { bytes: png(2), contentType: 'application/pdf' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('an undeclared file is still refused when its bytes are not allowed', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    expectErrorBody(await upload(w, entry.id, { bytes: elf(), name: 'tool' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expectErrorBody(await upload(w, entry.id, { bytes: plainZip(), name: 'sheet.xlsx' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+    expect(await documentRowCount('entry_id = :id', { id: entry.id })).toBe(0);
+  });
+
+  it('holds for a keyed request (its body is read whole before parsing) and for a fulfil', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    const keyed = (file: FilePart) => upload(w, entry.id, file, { 'Idempotency-Key': randomUUID() });
+    expectStored(await keyed({ bytes: pdf('keyed'), name: 'receipt.pdf' }), 'application/pdf');
+    expectErrorBody(await keyed({ bytes: pdf('keyed 2'), name: 'receipt.pdf', contentType: 'text/plain' }), 415, 'UNSUPPORTED_MEDIA_TYPE');
+
+    const doc = await requested(w, entry.id);
+    const path = `/entries/${entry.id}/documents/${doc.id}/fulfill`;
+    const declaredText = await send(w, path, { bytes: pdf('fulfil'), contentType: 'text/plain' }, { documentType: null });
+    expectErrorBody(declaredText, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const res = await send(w, path, { bytes: pdf('fulfil'), name: 'scan.pdf' }, { documentType: null });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ status: 'UPLOADED', mimeType: 'application/pdf' });
+  });
+});
