@@ -124,7 +124,7 @@ export const m0014: Migration = {
     CREATE FUNCTION bank_match_guard() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       IF EXISTS (SELECT 1 FROM bank_match_entries WHERE entry_id = NEW.id) THEN
-        RAISE EXCEPTION 'Entry % is in bank match; delete the match to unreconcile it', NEW.id USING ERRCODE = '23P01';
+        RAISE EXCEPTION 'Entry % is in bank match; delete the match to unreconcile it', NEW.id USING ERRCODE = '23P01', DETAIL = 'The entry is reconciled by a bank match', CONSTRAINT = 'entries_bank_match_guard';
       END IF;
       RETURN NEW;
     END $$;
