@@ -9,9 +9,9 @@ export type XmlBlock = { xml: string; lineNo: number };
  */
 export function splitBlocks(text: string, tag: string, firstLine = 1): { blocks: () => Generator<XmlBlock>; rest: () => string } {
   const open = new RegExp(`<(?:[\\w.-]+:)?${tag}(?=[\\s>/])`, 'g');
+  const close = new RegExp(`</(?:[\\w.-]+:)?${tag}\\s*>`, 'g');
   const spans: [number, number][] = [];
   for (let m = open.exec(text); m; m = open.exec(text)) {
-    const close = new RegExp(`</(?:[\\w.-]+:)?${tag}\\s*>`, 'g');
     close.lastIndex = m.index;
     const c = close.exec(text);
     const selfClosing = /^[^>]*\/>/.exec(text.slice(m.index, m.index + 2000));
