@@ -31,9 +31,12 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 /** A rule the service refuses with; its message is safe to show to the caller. */
 export class AppError extends TRPCError {
   readonly headers?: Record<string, string>;
-  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  /** Problems to list in the body's `issues` (e.g. the lines of a refused bank statement). */
+  readonly issues?: unknown[];
+  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown; issues?: unknown[] } = {}) {
     super({ code: code as TRPC_ERROR_CODE_KEY, message, cause: opts.cause });
     this.headers = opts.headers;
+    this.issues = opts.issues;
   }
 }
 
@@ -120,7 +123,8 @@ function presentUnbounded(err: unknown): { status: number; body: ErrorBody; head
     const status = statusByCode[code] ?? 500;
     if (status >= 500 && code !== 'SERVICE_UNAVAILABLE') return internal(); // a 503 says why, with Retry-After
     const headers = err instanceof AppError ? err.headers : undefined;
-    return { status, body: { message: err.message, code }, headers };
+    const listed = err instanceof AppError ? err.issues : undefined;
+    return { status, body: listed ? { message: err.message, code, issues: listed } : { message: err.message, code }, headers };
   }
   return internal();
 }
