@@ -15,18 +15,22 @@ const LIVE = `('PENDING', 'UNDER_REVIEW', 'COMPLETED')`;
  * account. One set-based query; the partial index entries_bank_candidate_idx serves each line.
  */
 const PAIRS_SQL = `
-  WITH ul AS (
-    SELECT id, statement_id, amount_cents, booking_date FROM bank_lines
+  WITH ul AS MATERIALIZED (
+    SELECT id, statement_id, abs(amount_cents) AS amount, booking_date,
+           CASE WHEN amount_cents > 0 THEN 'INCOME' ELSE 'EXPENSE' END AS entry_type
+      FROM bank_lines
      WHERE bank_account_id = $1 AND status = 'UNMATCHED' AND amount_cents <> 0
   ), cand AS (
+    -- one index probe per line (LATERAL): fresh lines have no statistics yet, and a plan from
+    -- stale estimates that scans the workspace's entries per line is quadratic
     SELECT ul.id AS line_id, ul.statement_id, e.id AS entry_id
-      FROM ul JOIN entries e
-        ON e.workspace_id = $2 AND e.base_currency = $3
-       AND e.entry_type = CASE WHEN ul.amount_cents > 0 THEN 'INCOME' ELSE 'EXPENSE' END
-       AND e.amount_cents = abs(ul.amount_cents)
-       AND e.entry_status IN ${LIVE}
-       AND e.entry_date BETWEEN ul.booking_date - $4::int AND ul.booking_date + $4::int
-     WHERE NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id)
+      FROM ul CROSS JOIN LATERAL (
+        SELECT e.id FROM entries e
+         WHERE e.workspace_id = $2 AND e.base_currency = $3 AND e.entry_type = ul.entry_type
+           AND e.amount_cents = ul.amount AND e.entry_status IN ${LIVE}
+           AND e.entry_date BETWEEN ul.booking_date - $4::int AND ul.booking_date + $4::int
+           AND NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id)
+      ) e
   ), per_line AS (
     SELECT line_id, min(statement_id::text) AS statement_id, count(*) AS n, min(entry_id) AS entry_id FROM cand GROUP BY line_id
   ), per_entry AS (
