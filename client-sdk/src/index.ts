@@ -3,6 +3,7 @@ import type { AppRouter } from '../../server/trpc/router.js';
 import { guardUnauthorized } from './guard.js';
 import { joinUrl } from './paths.js';
 import { createFileHelpers, type FileHelpers } from './files.js';
+import { createBankingHelpers, type BankingHelpers } from './banking.js';
 import { createRestClient, type RestClient } from './rest.js';
 import { SessionManager, type FetchLike, type LogoutReason, type SessionManagerOptions } from './session.js';
 
@@ -10,6 +11,7 @@ export { ApiError, toApiError, type ErrorBody } from './errors.js';
 export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from './rest.js';
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
+export type { BankingHelpers, ImportStatementOptions } from './banking.js';
 export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
 export type * from './types.js';
 export {
@@ -45,6 +47,8 @@ export interface Client {
   rest: RestClient;
   /** Uploads, downloads and the CSV/PDF exports, which tRPC cannot carry. */
   files: FileHelpers;
+  /** Bank statement import (multipart). */
+  banking: BankingHelpers;
 }
 
 export function createClient(options: ClientOptions): Client {
@@ -56,5 +60,5 @@ export function createClient(options: ClientOptions): Client {
     links: [httpLink({ url: joinUrl(baseUrl, '/trpc'), headers: () => session.authHeaders(), fetch: guardedFetch })],
   });
   const rest = createRestClient({ baseUrl, fetch: guardedFetch, session });
-  return { session, trpc, rest, files: createFileHelpers(rest) };
+  return { session, trpc, rest, files: createFileHelpers(rest), banking: createBankingHelpers(rest) };
 }

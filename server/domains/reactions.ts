@@ -1,6 +1,7 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
 import { wireReactions } from './entries/index.js';
 import { reviewReactions, syncReactions } from './accounting/index.js';
+import { bankingReactions } from './banking/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -28,6 +29,12 @@ export function wireDomainReactions(): void {
       }
       // accounting/sync: a void makes SYNCED copies STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED') await syncReactions.markStale(tx, after, 'VOIDED', actor);
+      // banking: voiding (or correcting) a matched entry dissolves its match (CONTRACT §14)
+      if (after.entry_status === 'VOIDED') await bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
+    },
+    async assertCanUnreconcile(tx, row) {
+      // banking: an entry in a bank match is unreconciled by deleting the match (CONTRACT §14): 409
+      await bankingReactions.assertNotInMatch(tx, row);
     },
   });
 }

@@ -8,9 +8,12 @@ export { HTTP_STATUS, type ErrorCode } from './error-table.js';
 /** A rule the service refuses with; its message is safe to show to the caller. */
 export class AppError extends TRPCError {
   readonly headers?: Record<string, string>;
-  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  /** Problems to list in the body's `issues` (e.g. the lines of a refused bank statement). */
+  readonly issues?: unknown[];
+  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown; issues?: unknown[] } = {}) {
     super({ code: ERROR_TABLE[code].trpcCodes[0], message, cause: opts.cause });
     this.headers = opts.headers;
+    this.issues = opts.issues;
   }
 }
 
@@ -82,7 +85,9 @@ function presentUnbounded(err: unknown): Presented {
     const code = errorCodeOfTrpc(err.code);
     if (!code || !ERROR_TABLE[code].expose) return internal();
     const headers = err instanceof AppError ? err.headers : undefined;
-    return { status: ERROR_TABLE[code].status, body: { message: err.message, code }, headers };
+    const listed = err instanceof AppError ? err.issues : undefined;
+    const status = ERROR_TABLE[code].status;
+    return { status, body: listed ? { message: err.message, code, issues: listed } : { message: err.message, code }, headers };
   }
   return internal();
 }

@@ -30,8 +30,8 @@ export const UpdateTagInput = z
 export const EntrySourceObject = z.object({
   id: IntIdValue,
   workspaceId: IntIdValue,
-  kind: z.enum(['MANUAL', 'INTEGRATION']),
-  name: Text(NAME_MAX).describe("'Manual', or the integration's name"),
+  kind: z.enum(['MANUAL', 'INTEGRATION', 'BANK']),
+  name: Text(NAME_MAX).describe("'Manual', the integration's name, or the bank account's name"),
   integrationId: UuidValue.nullable(),
   createdAt: Timestamp,
 });

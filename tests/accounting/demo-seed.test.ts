@@ -53,3 +53,32 @@ describe('demo seed: accounting', () => {
     expect(n).toBeGreaterThanOrEqual(10);
   });
 });
+
+describe('demo seed: banking', () => {
+  it('has a bank account with an imported statement: lines auto-matched, one for a suggested group, one ignored, one open', async () => {
+    const accounts = (await api.get('/bank-accounts', { token, query: { workspaceId } })).body;
+    expect(accounts).toHaveLength(1);
+    const [account] = accounts;
+    expect(account).toMatchObject({ currency: 'USD', isActive: true, autoMatch: true, accountNumberLast4: '4242' });
+    const statements = (await api.get(`/bank-accounts/${account.id}/statements`, { token })).body;
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatchObject({ format: 'CSV', lineCount: 6, importedCount: 6, duplicateCount: 0, autoMatchedCount: 3 });
+    const lines = (await api.get(`/bank-accounts/${account.id}/lines`, { token, query: { limit: 100 } })).body.items;
+    const byStatus = (s: string) => lines.filter((l: any) => l.status === s);
+    expect(byStatus('MATCHED')).toHaveLength(3);
+    expect(byStatus('IGNORED')).toEqual([expect.objectContaining({ reference: 'FEE', ignoredReason: expect.any(String) })]);
+    expect(byStatus('UNMATCHED')).toHaveLength(2);
+    for (const line of byStatus('MATCHED')) {
+      const match = (await api.get(`/reconciliation/matches/${line.matchId}`, { token })).body;
+      expect(match).toMatchObject({ method: 'AUTO', lineIds: [line.id] });
+      const entry = (await api.get(`/entries/${match.entryIds[0]}`, { token })).body;
+      expect(entry).toMatchObject({ isReconciled: true, amountCents: Math.abs(line.amountCents) });
+    }
+    const group = byStatus('UNMATCHED').find((l: any) => l.description === 'One transfer for two invoices');
+    const suggestions = (await api.get(`/bank-lines/${group.id}/suggestions`, { token })).body;
+    expect(suggestions[0]).toMatchObject({ amountCents: Math.abs(group.amountCents) });
+    expect(suggestions[0].entryIds).toHaveLength(2);
+    const status = (await api.get(`/bank-accounts/${account.id}/reconciliation`, { token })).body;
+    expect(status).toMatchObject({ matched: { count: 3 }, unmatched: { count: 2 }, ignored: { count: 1, amountCents: -735 } });
+  });
+});

@@ -4,7 +4,7 @@ import { Column, DataType, Model, Table } from 'sequelize-typescript';
 export class EntrySource extends Model {
   @Column({ type: DataType.INTEGER, primaryKey: true, autoIncrement: true }) declare id: number;
   @Column(DataType.INTEGER) declare workspaceId: number;
-  @Column(DataType.TEXT) declare kind: 'MANUAL' | 'INTEGRATION';
+  @Column(DataType.TEXT) declare kind: 'MANUAL' | 'INTEGRATION' | 'BANK';
   @Column(DataType.TEXT) declare name: string;
   @Column(DataType.UUID) declare integrationId: string | null;
   declare createdAt: Date;

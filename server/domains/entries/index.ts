@@ -5,7 +5,7 @@
  * audit event and calls the reactions wired in server/domains/reactions.ts.
  */
 import { createEntryRow } from './core/create.js';
-import { editEntryRow, moveEntryStatus, setEntryTagsRow, setReconciledRow, voidEntryRow } from './core/change.js';
+import { editEntryRow, moveEntryStatus, setEntryTagsRow, setReconciledRow, setReconciledRows, voidEntryRow } from './core/change.js';
 import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
 import { recordEvent, recordEvents } from './events.js';
@@ -20,6 +20,8 @@ export const ledger = {
   void: voidEntryRow,
   setTags: setEntryTagsRow,
   setReconciled: setReconciledRow,
+  /** The reconciled flag of many locked entries (bank matches), set-based. */
+  setReconciledMany: setReconciledRows,
   recomputeCompleteness,
   /** An audit event of another domain's change on the entry (review, sync, document, webhook, note). */
   recordEvent,

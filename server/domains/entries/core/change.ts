@@ -6,7 +6,7 @@ import type { EntryStatus } from '../../../../shared/contracts/entries.js';
 import { assertPeriodsOpen, closedPeriodAt } from '../../periods/index.js';
 import { updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
-import { recordEvent, type EventActor } from '../events.js';
+import { recordEvent, recordEvents, type EventActor } from '../events.js';
 import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
 import { reloadRow } from './create.js';
@@ -141,7 +141,8 @@ async function writeStatus(
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
   await reactions().entryStatusChanged(tx, row, updated, actor);
-  return updated;
+  // a reaction may have changed the row (a void dissolves a bank match: the entry is unreconciled)
+  return reloadRow(tx, row.id);
 }
 
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
@@ -158,27 +159,63 @@ export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: nu
   return updated;
 }
 
-/** Reconciled flag (CONTRACT §5; bank matches of §14 pass `data.matchId`). Allowed in closed periods; 409 on frozen entries. */
+/**
+ * Reconciled flag (CONTRACT §5; bank matches of §14 pass `data.matchId`). Allowed in closed periods;
+ * 409 on frozen entries — except a bank match dissolved by the void of its entry, which clears the
+ * flag of that VOIDED entry. A person clearing the flag of an entry held reconciled by another
+ * domain (an entry in a bank match): 409 from the reactions.
+ */
 export async function setReconciledRow(
   tx: Transaction,
   row: EntryRow,
   isReconciled: boolean,
   actor: EventActor,
-  data: Record<string, unknown> = {},
+  data: { matchId?: string } = {},
 ): Promise<EntryRow> {
-  assertNotFrozen(row, 'reconciled');
-  if (row.is_reconciled === isReconciled) return row;
-  const now = clock.now();
-  const updated = await updateEntryRow(
-    tx,
-    row.id,
-    {
-      is_reconciled: isReconciled,
-      reconciled_at: isReconciled ? now : null,
-      reconciled_by: isReconciled && actor.actorType === 'USER' ? actor.actorId : null,
-    },
-    now,
-  );
-  await recordEvent(tx, updated, isReconciled ? 'RECONCILED' : 'UNRECONCILED', data, actor);
+  const [updated] = await setReconciledRows(tx, [{ row, matchId: data.matchId }], isReconciled, actor);
   return updated;
+}
+
+/**
+ * `setReconciledRow` for many locked entries, set-based (bank matches and auto-match): the same
+ * checks per entry, then one UPDATE and one `recordEvents` for the entries whose flag changes.
+ * Returns the rows in the order given.
+ */
+export async function setReconciledRows(
+  tx: Transaction,
+  items: { row: EntryRow; matchId?: string }[],
+  isReconciled: boolean,
+  actor: EventActor,
+): Promise<EntryRow[]> {
+  for (const { row, matchId } of items) {
+    const fromMatch = matchId !== undefined;
+    if (isReconciled || !fromMatch) assertNotFrozen(row, 'reconciled');
+    if (!isReconciled && !fromMatch && row.is_reconciled) await reactions().assertCanUnreconcile(tx, row);
+  }
+  const changing = items.filter((i) => i.row.is_reconciled !== isReconciled);
+  if (changing.length === 0) return items.map((i) => i.row);
+  const now = clock.now();
+  const updated = await db().query<EntryRow>(
+    `UPDATE entries SET is_reconciled = $2, reconciled_at = $3::timestamptz, reconciled_by = $4::uuid, updated_at = $5
+      WHERE id = ANY($1::bigint[]) RETURNING *`,
+    {
+      bind: [
+        changing.map((i) => i.row.id),
+        isReconciled,
+        isReconciled ? now.toISOString() : null,
+        isReconciled && actor.actorType === 'USER' ? actor.actorId : null,
+        now.toISOString(),
+      ],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
+  const byId = new Map(updated.map((r) => [Number(r.id), r]));
+  const kind = isReconciled ? 'RECONCILED' : 'UNRECONCILED';
+  await recordEvents(
+    tx,
+    changing.map(({ row, matchId }) => ({ entry: row, kind, data: matchId === undefined ? {} : { matchId } })),
+    actor,
+  );
+  return items.map((i) => byId.get(Number(i.row.id)) ?? i.row);
 }

@@ -14,6 +14,11 @@ export type EntryReactions = {
   entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
   entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /**
+   * A person (not a bank match) is about to clear the reconciled flag of the locked entry:
+   * throw (409) when another domain holds it reconciled (an entry in a bank match, CONTRACT §14).
+   */
+  assertCanUnreconcile(tx: Transaction, row: EntryRow): Promise<void>;
 };
 
 let wired: EntryReactions | undefined;

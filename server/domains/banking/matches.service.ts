@@ -1,0 +1,178 @@
+import { QueryTypes } from 'sequelize';
+import { db, transaction, type Transaction } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
+import { badRequest, conflict, notFound } from '../../lib/errors.js';
+import { scope, type Actor } from '../../lib/scope.js';
+import type { CreateMatchInput, MatchObject } from '../../../shared/contracts/banking.js';
+import { byUser, type EntryRow, type EventActor } from '../entries/index.js';
+import { assertActive, loadAccount, type AccountRow } from './account-rows.js';
+import { dissolveMatches, loadMatch, lockEntries } from './match-rows.js';
+import { reconcileEntries } from './reconcile-entries.js';
+
+export const LIVE_STATUSES = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
+
+type LineForMatch = { id: string; workspace_id: number; bank_account_id: string; amount_cents: number; status: string };
+type EntryForMatch = {
+  id: string;
+  workspace_id: number;
+  entry_type: 'INCOME' | 'EXPENSE';
+  entry_status: string;
+  base_currency: string;
+  amount_cents: number;
+  matched: boolean;
+};
+
+const signed = (e: EntryForMatch) => (e.entry_type === 'INCOME' ? e.amount_cents : -e.amount_cents);
+
+/** The entries of a match body, locked in id order; 400 for an id not in the account's workspace (CONTRACT §2). */
+async function lockedEntries(tx: Transaction, account: AccountRow, ids: number[]): Promise<EntryForMatch[]> {
+  await lockEntries(tx, ids);
+  const rows = await db().query<EntryForMatch>(
+    `SELECT e.id, e.workspace_id, e.entry_type, e.entry_status, e.base_currency, e.amount_cents,
+            EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id) AS matched
+       FROM entries e WHERE e.id = ANY($1::bigint[]) ORDER BY e.id`,
+    { bind: [ids], type: QueryTypes.SELECT, transaction: tx },
+  );
+  const found = new Set(rows.filter((r) => r.workspace_id === account.workspace_id).map((r) => Number(r.id)));
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length) throw badRequest(`Entries not found in the account's workspace: ${missing.join(', ')}`);
+  return rows;
+}
+
+/** Checks the entries are candidates (CONTRACT §14, without the date window) and the signed sums agree. */
+function assertMatchable(account: AccountRow, lines: LineForMatch[], entries: EntryForMatch[]): void {
+  for (const e of entries) {
+    if (!LIVE_STATUSES.includes(e.entry_status)) throw conflict(`Entry ${e.id} is ${e.entry_status}`);
+    if (e.base_currency.trim() !== account.currency.trim()) throw conflict(`Entry ${e.id} is in ${e.base_currency}, the account in ${account.currency}`);
+    if (e.matched) throw conflict(`Entry ${e.id} is already in a match`);
+  }
+  const allIn = lines.every((l) => l.amount_cents > 0);
+  const allOut = lines.every((l) => l.amount_cents < 0);
+  const wrongType = entries.find((e) => (allIn && e.entry_type !== 'INCOME') || (allOut && e.entry_type !== 'EXPENSE'));
+  if (wrongType) throw conflict(`Entry ${wrongType.id} is ${wrongType.entry_type}; money ${allIn ? 'in' : 'out'} matches ${allIn ? 'INCOME' : 'EXPENSE'} entries`);
+  const lineSum = lines.reduce((s, l) => s + l.amount_cents, 0);
+  const entrySum = entries.reduce((s, e) => s + signed(e), 0);
+  if (lineSum !== entrySum) throw conflict(`The lines add up to ${lineSum}, the entries (INCOME +, EXPENSE −) to ${entrySum}`);
+}
+
+/** Writes one match of lines and entries that were checked and locked; entries become reconciled. */
+export async function writeMatch(
+  tx: Transaction,
+  account: AccountRow,
+  lineIds: number[],
+  entryIds: number[],
+  method: 'MANUAL' | 'AUTO',
+  actor: EventActor,
+): Promise<string> {
+  const [{ id }] = await db().query<{ id: string }>(
+    `INSERT INTO bank_matches (workspace_id, bank_account_id, method, created_by, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+    {
+      bind: [account.workspace_id, account.id, method, actor.actorType === 'USER' ? actor.actorId : null, clock.now().toISOString()],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
+  await db().query(
+    'INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3',
+    { bind: [id, entryIds, account.workspace_id], transaction: tx },
+  );
+  await db().query(`UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($2::bigint[])`, {
+    bind: [id, lineIds],
+    transaction: tx,
+  });
+  await reconcileEntries(
+    tx,
+    entryIds.map((entryId) => ({ entryId, matchId: id })),
+    actor,
+    true,
+  );
+  return id;
+}
+
+/** Lines of a body, locked: 400 for ids the actor cannot see or lines of several accounts. */
+async function lockedLines(tx: Transaction, actor: Actor, ids: number[]): Promise<LineForMatch[]> {
+  const lines = await db().query<LineForMatch>(
+    'SELECT id, workspace_id, bank_account_id, amount_cents, status FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
+    { bind: [ids], type: QueryTypes.SELECT, transaction: tx },
+  );
+  const visible = lines.filter((l) => scope.canSeeWorkspaceObject(actor, l.workspace_id));
+  if (visible.length !== ids.length) {
+    const seen = new Set(visible.map((l) => Number(l.id)));
+    throw badRequest(`Bank lines not found: ${ids.filter((id) => !seen.has(id)).join(', ')}`);
+  }
+  if (new Set(lines.map((l) => l.bank_account_id)).size > 1) throw badRequest('The lines belong to more than one bank account');
+  return lines;
+}
+
+/** POST /reconciliation/matches: a manual 1:1, 1:N, N:1 (or N:M) match, in one transaction. */
+export async function createMatch(actor: Actor, input: CreateMatchInput): Promise<MatchObject> {
+  return transaction(async (tx) => {
+    const [first] = await db().query<{ bank_account_id: string; workspace_id: number }>(
+      'SELECT bank_account_id, workspace_id FROM bank_lines WHERE id = $1',
+      { bind: [input.lineIds[0]], type: QueryTypes.SELECT, transaction: tx },
+    );
+    if (!first || !scope.canSeeWorkspaceObject(actor, first.workspace_id)) throw badRequest(`Bank lines not found: ${input.lineIds[0]}`);
+    const account = await loadAccount(actor, first.bank_account_id, tx, 'share');
+    assertActive(account);
+    const entries = await lockedEntries(tx, account, input.entryIds); // lock order: entries, then lines
+    const lines = await lockedLines(tx, actor, input.lineIds);
+    if (lines.some((l) => l.bank_account_id !== account.id)) throw badRequest('The lines belong to more than one bank account');
+    const taken = lines.find((l) => l.status !== 'UNMATCHED');
+    if (taken) throw conflict(`Bank line ${taken.id} is ${taken.status}`);
+    assertMatchable(account, lines, entries);
+    const id = await writeMatch(tx, account, input.lineIds, input.entryIds, 'MANUAL', byUser(actor));
+    return loadMatch(null, id, tx);
+  });
+}
+
+export const getMatch = (actor: Actor, id: string): Promise<MatchObject> => loadMatch(actor, id);
+
+/** DELETE /reconciliation/matches/{id}: lines UNMATCHED, entries unreconciled (UNRECONCILED events). */
+export async function deleteMatch(actor: Actor, id: string): Promise<{ success: true }> {
+  return transaction(async (tx) => {
+    const match = await loadMatch(actor, id, tx);
+    await lockEntries(tx, match.entryIds);
+    const [still] = await db().query('SELECT id FROM bank_matches WHERE id = $1 FOR UPDATE', {
+      bind: [id],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+    if (!still) throw notFound('Match');
+    await dissolveMatches(tx, [id], byUser(actor));
+    return { success: true as const };
+  });
+}
+
+/**
+ * Reaction to the void of an entry (also the original of a correction), wired in
+ * server/domains/reactions.ts: its match is dissolved in the same transaction (CONTRACT §14).
+ * The entry is locked by the core; the other entries of the match are locked here, in id order.
+ */
+export async function dissolveMatchOfVoidedEntry(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<void> {
+  const rows = await db().query<{ match_id: string; entry_ids: string[] }>(
+    `SELECT me.match_id, ARRAY(SELECT entry_id FROM bank_match_entries o WHERE o.match_id = me.match_id) AS entry_ids
+       FROM bank_match_entries me WHERE me.entry_id = $1`,
+    { bind: [entry.id], type: QueryTypes.SELECT, transaction: tx },
+  );
+  if (rows.length === 0) return;
+  await lockEntries(tx, rows[0].entry_ids.map(Number));
+  await dissolveMatches(tx, [rows[0].match_id], actor);
+}
+
+/**
+ * Reaction to a person clearing the reconciled flag (PATCH /entries/{id}/reconcile): an entry in a
+ * bank match is unreconciled by deleting the match (CONTRACT §14), 409. The entry is locked by the
+ * core, and a match is written only with its entries locked, so the answer holds until commit.
+ */
+export async function assertNotInMatch(tx: Transaction, entry: EntryRow): Promise<void> {
+  const [held] = await db().query<{ match_id: string }>('SELECT match_id FROM bank_match_entries WHERE entry_id = $1', {
+    bind: [entry.id],
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  if (held) {
+    throw conflict(
+      `Entry ${entry.id} is reconciled by bank match ${held.match_id}; delete the match (DELETE /reconciliation/matches/${held.match_id}) to unreconcile it`,
+    );
+  }
+}
