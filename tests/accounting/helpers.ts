@@ -1,34 +1,15 @@
 import { expect } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
-import type { Permission } from '../../shared/permissions.js';
 import { WorkspaceMember } from '../../server/db/models/index.js';
-import { actor, buildWorkspace } from '../support/factories.js';
-import { createParty, expectOk, type EntryWorld } from '../support/entries.js';
+import { actor } from '../support/factories.js';
+import { entryWorld, expectOk, type EntryWorld } from '../support/entries.js';
 import type { Api, ApiResponse } from '../support/http.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
-export type AccountingWorld = EntryWorld & { projectIds: number[] };
-
-/** A workspace with `projects` projects, four parties and a member holding every permission (or those given). */
-export async function accountingWorld(
-  api: Api,
-  opts: { projects?: number; permissions?: readonly Permission[] } = {},
-): Promise<AccountingWorld> {
-  const ws = await buildWorkspace({ projects: opts.projects ?? 2 });
-  const user = await actor(api, { workspaceId: ws.id, permissions: opts.permissions });
-  const parties: number[] = [];
-  for (const name of ['Acme Ltd', 'Globex', 'Initech', 'Umbrella']) parties.push((await createParty(api, user.token, ws.id, name)).id);
-  return {
-    api,
-    token: user.token,
-    userId: user.id,
-    workspaceId: ws.id,
-    projectId: ws.projectIds[0],
-    projectIds: ws.projectIds,
-    parties: parties as EntryWorld['parties'],
-  };
-}
+/** The accounting suites build on the one entries world of tests/support/entries.ts (two projects, four parties, a member). */
+export type AccountingWorld = EntryWorld;
+export const accountingWorld = entryWorld;
 
 /** A user holding every permission, member of each of the given workspaces, with a token. */
 export async function memberOf(api: Api, workspaceIds: number[]): Promise<{ id: string; token: string }> {

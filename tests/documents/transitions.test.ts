@@ -6,7 +6,7 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { entryIn, events, getEntry, type EntryWorld } from '../support/entries.js';
-import { ISO_TS, UUID } from '../support/entry-fixtures.js';
+import { ISO_TS, UUID } from '../support/entries.js';
 import {
   approve,
   DOCUMENT_KEYS,

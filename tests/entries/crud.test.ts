@@ -3,7 +3,7 @@ import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, ISO_TS, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entry-fixtures.js';
+import { entryWorld, ISO_TS, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entries.js';
 
 let api: Api;
 beforeAll(async () => {

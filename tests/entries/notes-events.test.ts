@@ -6,7 +6,7 @@ import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildUser, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, ISO_TS, makeEntry, makeTag, SHA256, UUID } from '../support/entry-fixtures.js';
+import { entryWorld, ISO_TS, makeEntry, makeTag, SHA256, UUID } from '../support/entries.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;

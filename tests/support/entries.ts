@@ -35,14 +35,14 @@ export const ENTRY_KEYS = [
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/** A party through `POST /parties`; falls back to the model when that route is not there yet. */
+/** A party through `POST /parties`; through the model when the actor may not create parties (a narrow-permission world). */
 export async function createParty(api: Api, token: string, workspaceId: number, name = 'Party'): Promise<{ id: number }> {
   const res = await api.post('/parties', { workspaceId, name, partyType: 'ORGANIZATION' }, { token });
   if (res.status === 200 || res.status === 201) return { id: res.body.id };
   return buildParty(workspaceId, { name });
 }
 
-/** A tag through `POST /tags`; falls back to the model when that route is not there yet. */
+/** A tag through `POST /tags`; through the model when the actor may not create tags (a narrow-permission world). */
 export async function createTag(api: Api, token: string, workspaceId: number, name: string): Promise<{ id: number }> {
   const res = await api.post('/tags', { workspaceId, name }, { token });
   if (res.status === 200 || res.status === 201) return { id: res.body.id };
@@ -51,30 +51,79 @@ export async function createTag(api: Api, token: string, workspaceId: number, na
 
 export type EntryWorld = {
   api: Api;
+  ws: Awaited<ReturnType<typeof buildWorkspace>>;
+  owner: Awaited<ReturnType<typeof actor>>;
   token: string;
   userId: string;
   workspaceId: number;
+  /** the first of `projectIds` */
   projectId: number;
+  projectIds: number[];
   /** four parties of the workspace */
   parties: [number, number, number, number];
 };
 
-/** A workspace with one project, four parties and a member holding every permission (or those given). */
-export async function entryWorld(api: Api, opts: { permissions?: readonly Permission[] } = {}): Promise<EntryWorld> {
-  const ws = await buildWorkspace();
-  const user = await actor(api, { workspaceId: ws.id, permissions: opts.permissions });
+/** A workspace with `projects` projects (2), four parties and a member holding every permission (or those given). */
+export async function entryWorld(api: Api, opts: { projects?: number; permissions?: readonly Permission[] } = {}): Promise<EntryWorld> {
+  const ws = await buildWorkspace({ projects: opts.projects ?? 2 });
+  const owner = await actor(api, { workspaceId: ws.id, permissions: opts.permissions });
   const names = ['Acme Ltd', 'Globex', 'Initech', 'Umbrella'];
   const parties = [] as number[];
-  for (const n of names) parties.push((await createParty(api, user.token, ws.id, n)).id);
+  for (const n of names) parties.push((await createParty(api, owner.token, ws.id, n)).id);
   return {
     api,
-    token: user.token,
-    userId: user.id,
+    ws,
+    owner,
+    token: owner.token,
+    userId: owner.id,
     workspaceId: ws.id,
     projectId: ws.projectIds[0],
+    projectIds: ws.projectIds,
     parties: parties as EntryWorld['parties'],
   };
 }
+
+/** A party id through `POST /parties` (see createParty). */
+export const makeParty = async (api: Api, token: string, workspaceId: number, name: string): Promise<number> =>
+  (await createParty(api, token, workspaceId, name)).id;
+
+/** A tag id through `POST /tags`, with an optional colour; through the model when the actor may not create tags. */
+export async function makeTag(api: Api, token: string, workspaceId: number, name: string, color?: string): Promise<number> {
+  const res = await api.post('/tags', { workspaceId, name, ...(color ? { color } : {}) }, { token });
+  if (res.status === 200 || res.status === 201) return res.body.id as number;
+  return (await buildTag(workspaceId, { name, color })).id;
+}
+
+export type EntryBody = {
+  projectId: number;
+  entryType?: 'INCOME' | 'EXPENSE';
+  amountCents?: number;
+  baseCurrency?: string;
+  entryDate?: string;
+  [k: string]: unknown;
+};
+
+/** `POST /entries` with defaults for the required fields; fails the test on a non-2xx. */
+export async function makeEntry(api: Api, token: string, body: EntryBody): Promise<any> {
+  const res = await api.post(
+    '/entries',
+    { entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', entryDate: '2026-01-15', ...body },
+    { token },
+  );
+  if (res.status !== 200 && res.status !== 201) throw new Error(`create entry failed: ${res.status} ${res.text}`);
+  return res.body;
+}
+
+/** Ids of a `GET /entries` page, in order. */
+export async function listIds(api: Api, token: string, query: Record<string, string | number | boolean | undefined>): Promise<number[]> {
+  const res = await api.get('/entries', { token, query: { limit: 100, ...query } });
+  expect(res.status, res.text).toBe(200);
+  return (res.body.items as { id: number }[]).map((e) => e.id);
+}
+
+export const ISO_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export const SHA256 = /^[0-9a-f]{64}$/;
 
 export type EntryOverrides = Record<string, unknown>;
 
