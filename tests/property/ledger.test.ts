@@ -144,3 +144,20 @@ describe('a refund or reimbursement entry cannot be edited past its original (CO
     expect((await patch(corrected.body.id, { amountCents: 5_000 })).status).toBe(200);
   });
 });
+
+/** Found by the property (LEDGER_SEED=7): a correction of an entry carrying an archived tag answered 400. */
+describe('a correction of an entry that carries an archived tag (CONTRACT §4, §5)', () => {
+  it('succeeds, and the replacement carries the tag as the original did (it is not added anew)', async () => {
+    const w = await entryWorld(api);
+    const tag = await w.api.post('/tags', { workspaceId: w.workspaceId, name: 'Old' }, { token: w.token });
+    expectOk(tag);
+    const original = await createEntry(w, { amountCents: 1_000, tagIds: [tag.body.id] });
+    expectOk(await w.api.del(`/tags/${tag.body.id}`, { token: w.token }));
+    const replacement = await w.api.post(`/entries/${original.id}/correct`, { reason: 'typo', amountCents: 900 }, { token: w.token });
+    expectOk(replacement);
+    expect((await getEntry(w, replacement.body.id)).tags.map((t: { id: number }) => t.id)).toEqual([tag.body.id]);
+    // an entry that does not carry it still cannot take it
+    const other = await createEntry(w, {});
+    expectErrorBody(await w.api.put(`/entries/${other.id}/tags`, { tagIds: [tag.body.id] }, { token: w.token }), 400, 'BAD_REQUEST');
+  });
+});
