@@ -1,14 +1,29 @@
 /**
- * A small model of the ledger rules, written from CONTRACT §5 (entries) and §7 (periods) —
- * not from the implementation. Every `decide*` function answers what the service must do
- * with a request: refuse it (status, code and a label saying which rule refused it), or
- * accept it (and then `apply*` changes the model the way the service must change).
+ * A model of the ledger rules written from the contract text alone — CONTRACT §5 (entries,
+ * the status table, void, refund, reimburse, correct, the caps and the invariant, tags), §4
+ * (archived tags) and §7 (closed periods) — never from the implementation. Every `decide*`
+ * function answers what the service must do with a request:
+ *   - `null`: accept it (then `apply*` changes the model the way the service must change);
+ *   - a `Refusal`: the status, code and a label naming the rule that refuses it;
+ *   - a `Choice`: the contract allows more than one answer (two rules whose order it does not
+ *     fix, or a question it leaves open). The test accepts any of them, follows the one the
+ *     service took, and counts it under `why` so that the open questions stay visible.
+ *
+ * The caps (§5 "Correct" and "Invariant"), read as one rule: entries joined by CORRECTION links
+ * form a chain whose *head* is the member not (yet) corrected. The live (not VOIDED, CANCELLED
+ * or REJECTED) refunds linked to any member of a chain, each followed through its own
+ * corrections, sum to at most the head's amount, and so do its reimbursements. That is
+ * "the replacement of a refund takes its place in the original's total" (a refund's chain
+ * counts by its live member) and "the replacement of an original keeps its live refunds and
+ * reimbursements (they now count against the replacement)". Every command that changes an
+ * amount or a status is a 409 when the state it would leave breaks that rule (`capsBroken`).
  */
 
 export const STATUSES = ['PENDING', 'UNDER_REVIEW', 'COMPLETED', 'REJECTED', 'CANCELLED', 'VOIDED'] as const;
 export type Status = (typeof STATUSES)[number];
 export type EntryType = 'INCOME' | 'EXPENSE';
 export type LinkType = 'REFUND' | 'REIMBURSEMENT' | 'CORRECTION';
+export type CapType = 'REFUND' | 'REIMBURSEMENT';
 
 /** CONTRACT §5 status table, row by row: from → the statuses it may move to. */
 // prettier-ignore
@@ -20,12 +35,14 @@ const ALLOWED: Record<Status, readonly Status[]> = {
   CANCELLED:    [],
   VOIDED:       [],
 };
-/** `*` in the table: a reason is required (else 400, whatever the from-state). */
+/** `*` in the table: a reason is required (else 400, whatever the from-state: §2 "visible from the request alone"). */
 const REASON_REQUIRED: readonly Status[] = ['REJECTED', 'CANCELLED', 'VOIDED'];
-/** Void, edit and correct: 409 on VOIDED or CANCELLED. */
+/** Void, edit, correct, tags: 409 on VOIDED or CANCELLED. */
 const FROZEN: readonly Status[] = ['VOIDED', 'CANCELLED'];
 /** Refund: 409 when the original is VOIDED, REJECTED or CANCELLED. */
 const NOT_REFUNDABLE: readonly Status[] = ['VOIDED', 'REJECTED', 'CANCELLED'];
+/** The invariant counts refunds and reimbursements that are not VOIDED, CANCELLED or REJECTED. */
+const NOT_LIVE: readonly Status[] = ['VOIDED', 'CANCELLED', 'REJECTED'];
 
 export type ModelEntry = {
   type: EntryType;
@@ -37,20 +54,44 @@ export type ModelEntry = {
   to: number;
   status: Status;
   statusReason: string | null;
-  /** audit events the entry must have (ENTRY_CREATED, ENTRY_UPDATED, STATUS_CHANGED, VOIDED, *_CREATED) */
+  /** tag indices the entry carries, ascending */
+  tags: number[];
+  /** audit events the entry must have (ENTRY_CREATED, ENTRY_UPDATED, STATUS_CHANGED, VOIDED, *_CREATED, TAGS_CHANGED) */
   events: number;
 };
 export type ModelLink = { type: LinkType; original: number; derived: number };
 export type ModelPeriod = { start: string; end: string; closed: boolean };
+export type ModelTag = { name: string; archived: boolean };
 
-export type Model = { entries: ModelEntry[]; links: ModelLink[]; periods: ModelPeriod[] };
+export type Model = { entries: ModelEntry[]; links: ModelLink[]; periods: ModelPeriod[]; tags: ModelTag[] };
 
-export type Refusal = { status: 400 | 409; code: 'BAD_REQUEST' | 'CONFLICT'; rule: string };
+export type Refusal = { status: 400 | 404 | 409; code: 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT'; rule: string };
+/** More than one answer is allowed by the contract; `null` among the options = accepted. */
+export type Choice = { choices: (Refusal | null)[]; why: string };
+export type Decision = Refusal | Choice | null;
+
 const badRequest = (rule: string): Refusal => ({ status: 400, code: 'BAD_REQUEST', rule });
 const conflict = (rule: string): Refusal => ({ status: 409, code: 'CONFLICT', rule });
+const notFound = (rule: string): Refusal => ({ status: 404, code: 'NOT_FOUND', rule });
+export const isChoice = (d: Decision): d is Choice => d !== null && 'choices' in d;
+
+/** Two refusals the contract gives no order between: either may come first. */
+function eitherOf(a: Refusal | null, b: Refusal | null, why: string): Decision {
+  if (a && b && a.status !== b.status) return { choices: [a, b], why };
+  return a ?? b;
+}
 
 export function emptyModel(periods: { start: string; end: string }[]): Model {
-  return { entries: [], links: [], periods: periods.map((p) => ({ ...p, closed: false })) };
+  return { entries: [], links: [], periods: periods.map((p) => ({ ...p, closed: false })), tags: [] };
+}
+
+export function cloneModel(m: Model): Model {
+  return {
+    entries: m.entries.map((e) => ({ ...e, tags: [...e.tags] })),
+    links: m.links.map((l) => ({ ...l })),
+    periods: m.periods.map((p) => ({ ...p })),
+    tags: m.tags.map((t) => ({ ...t })),
+  };
 }
 
 /** CONTRACT §7: a date is in a closed period when some CLOSED period contains it, bounds inclusive. */
@@ -58,20 +99,79 @@ export function inClosedPeriod(m: Model, date: string): boolean {
   return m.periods.some((p) => p.closed && p.start <= date && date <= p.end);
 }
 
-/** What non-voided derived entries of the given link types add up to (their current amounts). */
-export function derivedTotal(m: Model, original: number, types: readonly LinkType[]): number {
-  return m.links
-    .filter((l) => l.original === original && types.includes(l.type) && m.entries[l.derived].status !== 'VOIDED')
-    .reduce((sum, l) => sum + m.entries[l.derived].amount, 0);
+export const isLive = (e: ModelEntry): boolean => !NOT_LIVE.includes(e.status);
+const isFrozen = (e: ModelEntry): boolean => FROZEN.includes(e.status);
+
+// --------------------------------------------------------------------------------------------
+// The caps (CONTRACT §5 "Correct" and "Invariant")
+// --------------------------------------------------------------------------------------------
+
+/** Every entry joined to `i` by CORRECTION links, either way (its correction chain, `i` included). */
+export function correctionChain(m: Model, i: number): number[] {
+  const seen = new Set([i]);
+  const todo = [i];
+  while (todo.length > 0) {
+    const x = todo.pop()!;
+    for (const l of m.links) {
+      if (l.type !== 'CORRECTION') continue;
+      const next = l.original === x ? l.derived : l.derived === x ? l.original : undefined;
+      if (next !== undefined && !seen.has(next)) {
+        seen.add(next);
+        todo.push(next);
+      }
+    }
+  }
+  return [...seen].sort((a, b) => a - b);
 }
 
-/** Room left for new refunds (or reimbursements) of `original`. */
-export function remaining(m: Model, original: number, type: 'REFUND' | 'REIMBURSEMENT'): number {
-  return m.entries[original].amount - derivedTotal(m, original, [type]);
+/** The member of `i`'s chain that has not been corrected: the entry whose amount bounds the chain's caps. */
+export function headOf(m: Model, i: number): number {
+  const heads = correctionChain(m, i).filter((x) => !m.links.some((l) => l.type === 'CORRECTION' && l.original === x));
+  if (heads.length !== 1) throw new Error(`model: chain of #${i} has ${heads.length} heads`);
+  return heads[0];
+}
+
+/** The entries that count in the `type` cap of `i`'s chain: derived from any member, followed through their corrections. */
+export function capMembers(m: Model, i: number, type: CapType): number[] {
+  const chain = correctionChain(m, i);
+  const out = new Set<number>();
+  for (const l of m.links) if (l.type === type && chain.includes(l.original)) for (const d of correctionChain(m, l.derived)) out.add(d);
+  return [...out].sort((a, b) => a - b);
+}
+
+/** What the live members of the `type` cap of `i`'s chain add up to. */
+export function capUse(m: Model, i: number, type: CapType): number {
+  return capMembers(m, i, type)
+    .filter((d) => isLive(m.entries[d]))
+    .reduce((sum, d) => sum + m.entries[d].amount, 0);
+}
+
+/** Room left in the `type` cap of `i`'s chain (may be negative only in a broken state). */
+export function capRoom(m: Model, i: number, type: CapType): number {
+  return m.entries[headOf(m, i)].amount - capUse(m, i, type);
+}
+
+/** The first cap the state breaks (checked for every chain head and both kinds), or null. */
+export function capsBroken(m: Model): string | null {
+  for (let i = 0; i < m.entries.length; i++) {
+    if (m.links.some((l) => l.type === 'CORRECTION' && l.original === i)) continue; // not a head
+    for (const type of ['REFUND', 'REIMBURSEMENT'] as const) {
+      const use = capUse(m, i, type);
+      if (use > m.entries[i].amount) return `live ${type.toLowerCase()}s of #${i}'s chain ${use} > its amount ${m.entries[i].amount}`;
+    }
+  }
+  return null;
+}
+
+/** 409 when `change` (run on a copy) leaves a broken cap. */
+function capsAfter(m: Model, rule: string, change: (copy: Model) => void): Refusal | null {
+  const copy = cloneModel(m);
+  change(copy);
+  return capsBroken(copy) ? conflict(rule) : null;
 }
 
 /** The link that makes `derived` a refund or reimbursement of some original, if any. */
-function amountLinkOf(m: Model, derived: number): ModelLink | undefined {
+export function amountLinkOf(m: Model, derived: number): ModelLink | undefined {
   return m.links.find((l) => l.derived === derived && l.type !== 'CORRECTION');
 }
 
@@ -79,15 +179,25 @@ function amountLinkOf(m: Model, derived: number): ModelLink | undefined {
 // Create, edit
 // --------------------------------------------------------------------------------------------
 
-export type CreateInput = { type: EntryType; amount: number; date: string; description: string; from: number; to: number };
+export type CreateInput = {
+  type: EntryType;
+  amount: number;
+  date: string;
+  description: string;
+  from: number;
+  to: number;
+  tags: number[];
+};
 
-export function decideCreate(m: Model, c: CreateInput): Refusal | null {
-  if (inClosedPeriod(m, c.date)) return conflict('create: date in a closed period');
-  return null;
+/** §4: an archived tag cannot be added to entries (400); §5: a date in a closed period (409). Their order is not fixed. */
+export function decideCreate(m: Model, c: CreateInput): Decision {
+  const archived = c.tags.some((t) => m.tags[t].archived) ? badRequest('create: an archived tag cannot be added') : null;
+  const closed = inClosedPeriod(m, c.date) ? conflict('create: date in a closed period') : null;
+  return eitherOf(archived, closed, 'create: archived tag (400) and closed period (409) together, order not fixed');
 }
 
 export function applyCreate(m: Model, c: CreateInput): number {
-  m.entries.push({ ...c, status: 'PENDING', statusReason: null, events: 1 });
+  m.entries.push({ ...c, tags: [...new Set(c.tags)].sort((a, b) => a - b), status: 'PENDING', statusReason: null, events: 1 });
   return m.entries.length - 1;
 }
 
@@ -102,19 +212,22 @@ export function editChanges(m: Model, i: number, c: EditInput): (keyof EditInput
   return changed;
 }
 
-export function decideEdit(m: Model, i: number, c: EditInput): Refusal | null {
+/**
+ * §5 edit: 409 when VOIDED or CANCELLED, when the current or new date is closed, when the
+ * amount would fall below what has already been refunded or reimbursed (read as the two
+ * together, each followed through corrections), and — "the same caps hold for every other way
+ * an amount changes: edits" — when the new amount breaks a cap (a refund or reimbursement that
+ * grows past what its original's chain has left).
+ */
+export function decideEdit(m: Model, i: number, c: EditInput): Decision {
   const e = m.entries[i];
-  if (FROZEN.includes(e.status)) return conflict(`edit: entry is ${e.status}`);
+  if (isFrozen(e)) return conflict(`edit: entry is ${e.status}`);
   if (inClosedPeriod(m, e.date)) return conflict('edit: current date in a closed period');
   if (c.date !== undefined && inClosedPeriod(m, c.date)) return conflict('edit: new date in a closed period');
   if (c.amount !== undefined && c.amount !== e.amount) {
-    if (c.amount < derivedTotal(m, i, ['REFUND', 'REIMBURSEMENT'])) return conflict('edit: amount below refunded + reimbursed');
-    // "total reimbursed never above the original amount" (and refunds can never together exceed it):
-    // a refund or reimbursement entry may not grow beyond what its original has left.
-    const link = amountLinkOf(m, i);
-    if (link && e.status !== 'VOIDED' && c.amount - e.amount > remaining(m, link.original, link.type as 'REFUND' | 'REIMBURSEMENT')) {
-      return conflict(`edit: ${link.type.toLowerCase()} would exceed its original`);
-    }
+    if (c.amount < capUse(m, i, 'REFUND') + capUse(m, i, 'REIMBURSEMENT')) return conflict('edit: amount below refunded + reimbursed');
+    const amount = c.amount;
+    return capsAfter(m, 'edit: the new amount breaks a cap', (copy) => (copy.entries[i].amount = amount));
   }
   return null;
 }
@@ -131,13 +244,17 @@ export function applyEdit(m: Model, i: number, c: EditInput): void {
 // Status, void
 // --------------------------------------------------------------------------------------------
 
-export function decideStatus(m: Model, i: number, to: Status, reason: string | undefined): Refusal | null {
+/**
+ * §5 status: 400 without a reason for a `*` target; 409 for a transition not in the table;
+ * a transition to VOIDED follows the void rules (closed period: 409); and a refund or
+ * reimbursement that comes back to life (REJECTED → PENDING) is a 409 when it would break a cap.
+ */
+export function decideStatus(m: Model, i: number, to: Status, reason: string | undefined): Decision {
   const e = m.entries[i];
   if (REASON_REQUIRED.includes(to) && reason === undefined) return badRequest(`status: ${to} needs a reason`);
   if (!ALLOWED[e.status].includes(to)) return conflict(`status: ${e.status} → ${to} not in the table`);
-  // "A transition to VOIDED follows the void rules"
   if (to === 'VOIDED' && inClosedPeriod(m, e.date)) return conflict('status → VOIDED: date in a closed period');
-  return null;
+  return capsAfter(m, `status: ${e.status} → ${to} would break a cap`, (copy) => (copy.entries[i].status = to));
 }
 
 export function applyStatus(m: Model, i: number, to: Status, reason: string | undefined): void {
@@ -147,9 +264,9 @@ export function applyStatus(m: Model, i: number, to: Status, reason: string | un
   e.events += 1;
 }
 
-export function decideVoid(m: Model, i: number): Refusal | null {
+export function decideVoid(m: Model, i: number): Decision {
   const e = m.entries[i];
-  if (FROZEN.includes(e.status)) return conflict(`void: entry is ${e.status}`);
+  if (isFrozen(e)) return conflict(`void: entry is ${e.status}`);
   if (inClosedPeriod(m, e.date)) return conflict('void: date in a closed period');
   return null;
 }
@@ -166,16 +283,23 @@ const opposite = (t: EntryType): EntryType => (t === 'INCOME' ? 'EXPENSE' : 'INC
 
 export type DeriveInput = { amount: number; date: string; description: string };
 
-export function decideRefund(m: Model, i: number, c: DeriveInput): Refusal | null {
+/** §5 refund: 409 when the original is VOIDED, REJECTED or CANCELLED; above what remains (the cap); its date closed. */
+export function decideRefund(m: Model, i: number, c: DeriveInput): Decision {
   const e = m.entries[i];
   if (NOT_REFUNDABLE.includes(e.status)) return conflict(`refund: original is ${e.status}`);
-  if (c.amount > remaining(m, i, 'REFUND')) return conflict('refund: above what remains refundable');
+  if (c.amount > capRoom(m, i, 'REFUND')) return conflict('refund: above what remains refundable');
   if (inClosedPeriod(m, c.date)) return conflict('refund: its date in a closed period');
   return null;
 }
 
-/** Returns the new entry's index; voids the original when the refunds reach its amount (unless its date is closed). */
-export function applyRefund(m: Model, i: number, c: DeriveInput): number {
+/**
+ * Returns the new entry's index. "When the refunds reach the original amount, the original
+ * becomes VOIDED in the same transaction (`statusReason` "Fully refunded")" — the refunds that
+ * count against it, followed through corrections — unless its date is in a closed period.
+ * The new entry's tags are not named by the contract: `newTags` is what the service gave it
+ * (the caller checks that it is one of the two natural answers, none or the original's).
+ */
+export function applyRefund(m: Model, i: number, c: DeriveInput, newTags: number[]): number {
   const original = m.entries[i];
   const derived = applyCreate(m, {
     type: opposite(original.type),
@@ -184,10 +308,11 @@ export function applyRefund(m: Model, i: number, c: DeriveInput): number {
     description: c.description,
     from: original.to,
     to: original.from,
+    tags: newTags,
   });
   m.links.push({ type: 'REFUND', original: i, derived });
   original.events += 1; // REFUND_CREATED
-  if (derivedTotal(m, i, ['REFUND']) === original.amount && !inClosedPeriod(m, original.date)) {
+  if (capUse(m, i, 'REFUND') === original.amount && !inClosedPeriod(m, original.date)) {
     applyStatus(m, i, 'VOIDED', 'Fully refunded');
   }
   return derived;
@@ -196,20 +321,20 @@ export function applyRefund(m: Model, i: number, c: DeriveInput): number {
 export type ReimburseInput = DeriveInput & { entryType?: EntryType; from: number; to: number };
 
 /**
- * The contract names: only EXPENSE originals, total never above the original, date not closed.
- * It is silent on the original's status; decided here as for refunds (a VOIDED, REJECTED or
- * CANCELLED expense is not one that is paid back): 409.
+ * §5 reimburse: only EXPENSE originals; total never above the original amount (the cap); date
+ * not closed. The contract is silent on the original's status; decided here as for refunds (a
+ * VOIDED, REJECTED or CANCELLED expense is not one that is paid back): 409.
  */
-export function decideReimburse(m: Model, i: number, c: ReimburseInput): Refusal | null {
+export function decideReimburse(m: Model, i: number, c: ReimburseInput): Decision {
   const e = m.entries[i];
   if (e.type !== 'EXPENSE') return conflict('reimburse: original is not an EXPENSE');
   if (NOT_REFUNDABLE.includes(e.status)) return conflict(`reimburse: original is ${e.status}`);
-  if (c.amount > remaining(m, i, 'REIMBURSEMENT')) return conflict('reimburse: above what remains reimbursable');
+  if (c.amount > capRoom(m, i, 'REIMBURSEMENT')) return conflict('reimburse: above what remains reimbursable');
   if (inClosedPeriod(m, c.date)) return conflict('reimburse: its date in a closed period');
   return null;
 }
 
-export function applyReimburse(m: Model, i: number, c: ReimburseInput): number {
+export function applyReimburse(m: Model, i: number, c: ReimburseInput, newTags: number[]): number {
   const derived = applyCreate(m, {
     type: c.entryType ?? 'INCOME',
     amount: c.amount,
@@ -217,6 +342,7 @@ export function applyReimburse(m: Model, i: number, c: ReimburseInput): number {
     description: c.description,
     from: c.from,
     to: c.to,
+    tags: newTags,
   });
   m.links.push({ type: 'REIMBURSEMENT', original: i, derived });
   m.entries[i].events += 1; // REIMBURSEMENT_CREATED
@@ -225,15 +351,8 @@ export function applyReimburse(m: Model, i: number, c: ReimburseInput): number {
 
 export type CorrectInput = { reason: string; amount?: number; date?: string };
 
-export function decideCorrect(m: Model, i: number, c: CorrectInput): Refusal | null {
-  const e = m.entries[i];
-  if (FROZEN.includes(e.status)) return conflict(`correct: original is ${e.status}`);
-  if (inClosedPeriod(m, e.date)) return conflict('correct: original date in a closed period');
-  if (c.date !== undefined && inClosedPeriod(m, c.date)) return conflict('correct: new date in a closed period');
-  return null;
-}
-
-export function applyCorrect(m: Model, i: number, c: CorrectInput): number {
+/** The replacement a correction creates, linked CORRECTION; the original VOIDED with the reason. */
+function correctInto(m: Model, i: number, c: CorrectInput, newTags: number[]): number {
   const original = m.entries[i];
   applyStatus(m, i, 'VOIDED', c.reason);
   original.events += 1; // CORRECTION_CREATED (after VOIDED)
@@ -244,16 +363,113 @@ export function applyCorrect(m: Model, i: number, c: CorrectInput): number {
     description: original.description,
     from: original.from,
     to: original.to,
+    tags: newTags,
   });
   m.links.push({ type: 'CORRECTION', original: i, derived });
   return derived;
+}
+
+/**
+ * §5 correct: 409 on VOIDED or CANCELLED; closed-period rules on both dates (the original's and
+ * the replacement's); and the caps: the replacement of a refund (or reimbursement) takes its
+ * place in the original's total (409 above it), the replacement of an original keeps its live
+ * refunds and reimbursements (409 when its amount would fall below them).
+ *
+ * "Below them": below each kind is a broken cap (409 for sure). Below the two *together* but
+ * above each is an open question — the edit rule reads "what has been refunded or reimbursed"
+ * and the invariant treats the kinds apart — so the model allows both answers there.
+ */
+export function decideCorrect(m: Model, i: number, c: CorrectInput): Decision {
+  const e = m.entries[i];
+  if (isFrozen(e)) return conflict(`correct: original is ${e.status}`);
+  if (inClosedPeriod(m, e.date)) return conflict('correct: original date in a closed period');
+  if (c.date !== undefined && inClosedPeriod(m, c.date)) return conflict('correct: new date in a closed period');
+  const broken = capsAfter(m, 'correct: the replacement breaks a cap', (copy) => correctInto(copy, i, c, []));
+  if (broken) return broken;
+  const amount = c.amount ?? e.amount;
+  if (amount < capUse(m, i, 'REFUND') + capUse(m, i, 'REIMBURSEMENT')) {
+    return {
+      choices: [conflict('correct: replacement below refunds + reimbursements together'), null],
+      why: 'correct: replacement below refunds + reimbursements together, above each (sum or each kind?)',
+    };
+  }
+  return null;
+}
+
+/** `newTags`: the replacement's tags, which the contract does not name (none, or the original's). */
+export function applyCorrect(m: Model, i: number, c: CorrectInput, newTags: number[]): number {
+  return correctInto(m, i, c, newTags);
+}
+
+// --------------------------------------------------------------------------------------------
+// Tags (§4: create, delete = archive; §5: PUT /entries/{id}/tags)
+// --------------------------------------------------------------------------------------------
+
+/** §4: tag names unique per workspace (409) among usable tags: a deleted tag's name becomes free. */
+export function decideCreateTag(m: Model, name: string): Decision {
+  if (m.tags.some((t) => !t.archived && t.name === name)) return conflict('tag: name taken by a usable tag');
+  return null;
+}
+
+export function applyCreateTag(m: Model, name: string): number {
+  m.tags.push({ name, archived: false });
+  return m.tags.length - 1;
+}
+
+/**
+ * §4: deleting a tag archives it (200). Deleting an archived tag again: the contract is silent
+ * (it is not absent — `includeArchived=true` lists it — nor is a second delete named a
+ * conflict); 404, 409 or a 200 that changes nothing are all allowed.
+ */
+export function decideDeleteTag(m: Model, t: number): Decision {
+  if (!m.tags[t].archived) return null;
+  return {
+    choices: [notFound('delete tag: already archived'), conflict('delete tag: already archived'), null],
+    why: 'delete tag: already archived (contract silent)',
+  };
+}
+
+export function applyDeleteTag(m: Model, t: number): void {
+  m.tags[t].archived = true;
+}
+
+/**
+ * §5 PUT tags: 409 on VOIDED or CANCELLED entries and on entries dated in a closed period;
+ * §4: an archived tag cannot be added (400) and stays on the entries that carry it. A PUT that
+ * names an archived tag the entry already carries does not add it; the contract does not say
+ * whether naming it is then refused, so both answers are allowed there. The 400 and the 409 have
+ * no order between them.
+ */
+export function decidePutTags(m: Model, i: number, tags: number[]): Decision {
+  const e = m.entries[i];
+  const frozen = isFrozen(e)
+    ? conflict(`tags: entry is ${e.status}`)
+    : inClosedPeriod(m, e.date)
+      ? conflict('tags: entry dated in a closed period')
+      : null;
+  const adding = tags.filter((t) => m.tags[t].archived && !e.tags.includes(t));
+  const keeping = tags.filter((t) => m.tags[t].archived && e.tags.includes(t));
+  const archived = adding.length > 0 ? badRequest('tags: an archived tag cannot be added') : null;
+  const decided = eitherOf(archived, frozen, 'tags: archived tag (400) on a frozen / closed entry (409), order not fixed');
+  if (decided || keeping.length === 0) return decided;
+  return {
+    choices: [badRequest('tags: names an archived tag the entry already carries'), null],
+    why: 'tags: PUT keeps an archived tag the entry carries (allowed, or 400?)',
+  };
+}
+
+export function applyPutTags(m: Model, i: number, tags: number[]): void {
+  const e = m.entries[i];
+  const next = [...new Set(tags)].sort((a, b) => a - b);
+  if (next.join() !== e.tags.join()) e.events += 1; // TAGS_CHANGED, only when the set changes
+  e.tags = next;
 }
 
 // --------------------------------------------------------------------------------------------
 // Periods: close OPEN → CLOSED, reopen CLOSED → OPEN, else 409
 // --------------------------------------------------------------------------------------------
 
-export function decidePeriod(m: Model, p: number, close: boolean): Refusal | null {
+export function decidePeriod(m: Model, p: number, close: boolean): Decision {
   if (m.periods[p].closed === close) return conflict(close ? 'close: period already CLOSED' : 'reopen: period already OPEN');
   return null;
 }

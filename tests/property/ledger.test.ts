@@ -3,13 +3,16 @@ import { actor } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { createEntry, entryWorld, expectOk, getEntry, related, type EntryWorld } from '../support/entries.js';
 import { propertyOptions, runLedgerProperty } from './ledger-commands.js';
+import * as L from './ledger-model.js';
 
 /**
- * Issue 10: the ledger against a model of CONTRACT §5/§7. Fast variant (npm test); the long one
- * is tests/hard/ledger-property.test.ts. Replay a failure with LEDGER_SEED=<seed printed>
- * (LEDGER_RUNS / LEDGER_MAX_COMMANDS override the counts).
+ * Issue 10 / issue 17: the ledger against a model written from CONTRACT §4/§5/§7 alone
+ * (ledger-model.ts): corrections, caps followed through correction chains, statuses, tags,
+ * closed periods. Brief budget here (npm test); the long run is tests/hard/ledger-property.test.ts
+ * (or this file with TEST_BUDGET=hard). A failure prints `LEDGER_SEED=… LEDGER_PATH=…`: set them
+ * to replay it (LEDGER_RUNS / LEDGER_MAX_COMMANDS override the sizes, LEDGER_SHRINK=0 skips shrinking).
  */
-const OPTIONS = propertyOptions({ numRuns: 40, maxCommands: 25, seed: 20_251_010 });
+const OPTIONS = propertyOptions('brief');
 
 let api: Api;
 let user: { id: string; token: string };
@@ -26,7 +29,50 @@ describe('ledger property (model-based, real HTTP)', () => {
     // the generator reaches both sides of the rules
     expect(stats.accepted).toBeGreaterThan(0);
     expect(stats.refused).toBeGreaterThan(0);
-  }, 120_000);
+  }, 1_200_000);
+});
+
+/** The model alone, on the contract's own sentences (so that a model that drifts is caught without the service). */
+describe('the ledger model follows the caps through corrections (CONTRACT §5)', () => {
+  const base = { description: 'x', from: 0, to: 1, tags: [] };
+  function sale(amount: number) {
+    const m = L.emptyModel([]);
+    const i = L.applyCreate(m, { ...base, type: 'INCOME', amount, date: '2025-05-10' });
+    return { m, i };
+  }
+  const refund = (m: L.Model, i: number, amount: number) => L.applyRefund(m, i, { amount, date: '2025-05-11', description: 'r' }, []);
+
+  it('the replacement of a refund takes its place in the total (issue 17: a corrected refund above the sale is a 409)', () => {
+    const { m, i } = sale(10_000);
+    const r = refund(m, i, 6_000);
+    expect(L.decideCorrect(m, r, { reason: 'x', amount: 20_000 })).toMatchObject({ status: 409 });
+    expect(L.decideCorrect(m, r, { reason: 'x', amount: 10_000 })).toBeNull();
+    const r2 = L.applyCorrect(m, r, { reason: 'x', amount: 7_000 }, []);
+    expect(L.capUse(m, i, 'REFUND')).toBe(7_000);
+    expect(L.decideEdit(m, r2, { amount: 10_001 })).toMatchObject({ status: 409 });
+    expect(L.decideRefund(m, i, { amount: 3_001, date: '2025-05-11', description: 'r' })).toMatchObject({ status: 409 });
+    refund(m, i, 3_000);
+    expect(m.entries[i]).toMatchObject({ status: 'VOIDED', statusReason: 'Fully refunded' });
+  });
+
+  it('the replacement of an original keeps its live refunds: 409 below them, they count against it', () => {
+    const { m, i } = sale(10_000);
+    refund(m, i, 6_000);
+    expect(L.decideCorrect(m, i, { reason: 'x', amount: 5_999 })).toMatchObject({ status: 409 });
+    const x = L.applyCorrect(m, i, { reason: 'x', amount: 8_000 }, []);
+    expect(L.headOf(m, i)).toBe(x);
+    expect(L.capRoom(m, x, 'REFUND')).toBe(2_000);
+    expect(L.decideEdit(m, x, { amount: 5_999 })).toMatchObject({ status: 409 });
+  });
+
+  it('a REJECTED refund leaves the total; its comeback is a 409 when it would not fit', () => {
+    const { m, i } = sale(1_000);
+    const r = refund(m, i, 600);
+    L.applyStatus(m, r, 'REJECTED', 'bank refused');
+    refund(m, i, 600);
+    expect(L.decideStatus(m, r, 'PENDING', undefined)).toMatchObject({ status: 409 });
+    expect(L.capsBroken(m)).toBeNull();
+  });
 });
 
 /** The disagreement the property found, pinned as examples (its shrunk counterexample, and the reimbursement twin). */
@@ -96,5 +142,22 @@ describe('a refund or reimbursement entry cannot be edited past its original (CO
     const corrected = await w.api.post(`/entries/${original.id}/correct`, { reason: 'typo', amountCents: 500 }, { token: w.token });
     expectOk(corrected);
     expect((await patch(corrected.body.id, { amountCents: 5_000 })).status).toBe(200);
+  });
+});
+
+/** Found by the property (LEDGER_SEED=7): a correction of an entry carrying an archived tag answered 400. */
+describe('a correction of an entry that carries an archived tag (CONTRACT §4, §5)', () => {
+  it('succeeds, and the replacement carries the tag as the original did (it is not added anew)', async () => {
+    const w = await entryWorld(api);
+    const tag = await w.api.post('/tags', { workspaceId: w.workspaceId, name: 'Old' }, { token: w.token });
+    expectOk(tag);
+    const original = await createEntry(w, { amountCents: 1_000, tagIds: [tag.body.id] });
+    expectOk(await w.api.del(`/tags/${tag.body.id}`, { token: w.token }));
+    const replacement = await w.api.post(`/entries/${original.id}/correct`, { reason: 'typo', amountCents: 900 }, { token: w.token });
+    expectOk(replacement);
+    expect((await getEntry(w, replacement.body.id)).tags.map((t: { id: number }) => t.id)).toEqual([tag.body.id]);
+    // an entry that does not carry it still cannot take it
+    const other = await createEntry(w, {});
+    expectErrorBody(await w.api.put(`/entries/${other.id}/tags`, { tagIds: [tag.body.id] }, { token: w.token }), 400, 'BAD_REQUEST');
   });
 });

@@ -4,7 +4,7 @@ import { conflict } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
 import { closedPeriodNameSql, sharedPeriodLockSql } from '../../periods/index.js';
 import type { EntryRow } from '../entry-rows.js';
-import { insertEntry, linkEntries, type NewEntry } from '../entry-writes.js';
+import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
 import { recordEvent, type EventActor } from '../events.js';
 import { assertReferences, manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
@@ -40,9 +40,11 @@ const LINK_EVENT = {
  */
 export async function createEntryRow(tx: Transaction, draft: EntryDraft, actor: EventActor, derivedFrom?: DerivedFrom): Promise<EntryRow> {
   const prepared = await prepare(tx, draft.workspaceId, draft.entryDate);
+  // CONTRACT §4: an archived tag cannot be *added*; the replacement of a correction carries its original's tags as they are
+  const carried = derivedFrom?.linkType === 'CORRECTION' ? await tagIdsOf(tx, derivedFrom.original.id) : [];
   await assertReferences(tx, draft.workspaceId, {
     partyIds: [draft.fromPartyId, draft.toPartyId],
-    tagIds: draft.tagIds,
+    tagIds: draft.tagIds?.filter((id) => !carried.includes(id)),
     entrySourceId: draft.entrySourceId,
     categoryIds: (draft.items ?? []).map((it) => it.categoryId),
   });
