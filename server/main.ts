@@ -13,6 +13,7 @@ import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
 import { registerSubscriptions } from './domains/subscriptions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
+import { startDeliveryWorker } from './domains/webhooks/index.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -57,6 +58,7 @@ async function main(): Promise<void> {
 
   registerSubscriptions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
@@ -104,6 +106,7 @@ async function main(): Promise<void> {
       server.closeIdleConnections();
     });
     await syncScheduler.stop();
+    await webhookWorker.stop();
     await closeDatabase();
     await embedded?.stop();
     logger.info('stopped');
