@@ -219,6 +219,7 @@ describe('retry, replay, test', () => {
     expect(JSON.stringify(payload)).not.toContain(ep.secret.slice(6));
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(rx.at('/bystander')).toHaveLength(0);
+    expect(await deliveryRows(bystander.id)).toHaveLength(0);
     const feed = await api.get('/webhook-events', { token: w.token, query: { workspaceId: w.workspaceId, type: 'webhook.test' } });
     expect(feed.body.total).toBe(0);
   });

@@ -6,7 +6,8 @@ import type { EntryChange } from '../../entries/entry-hooks.js';
 import { recordEvents, type EventActor } from '../../entries/events.js';
 import { applyStatus } from '../../entries/lifecycle.js';
 import { intArrayLiteral } from '../pg-arrays.js';
-import type { ReviewRow } from './review-rows.js';
+import { publishMany } from '../../webhooks/index.js';
+import { presentReviews, type ReviewRow } from './review-rows.js';
 
 /**
  * How reviews enter the queue (CONTRACT §8 "create / auto-queue / backfill" and "entry edited"):
@@ -36,6 +37,7 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
     );
   }
   await moveUnderReview(tx, [...seen.keys()], actor);
+  await publishMany(tx, (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })));
 }
 
 /** PENDING → UNDER_REVIEW through the entries domain's applyStatus (event + hooks), entries locked in id order. */
