@@ -11,6 +11,14 @@ export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from 
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
 export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './webhooks.js';
 export type * from './types.js';
 export {
   ACCESS_TOKEN_TTL_SECONDS,
