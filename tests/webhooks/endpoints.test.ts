@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
+import { randomBytes } from 'node:crypto';
 import { runtime } from '../../server/runtime.js';
+import { rotateEndpointSecrets } from '../../server/domains/webhooks/index.js';
+import { openPreviousSecret, openSecret } from '../../server/domains/webhooks/endpoint-secrets.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
@@ -63,6 +66,23 @@ describe('endpoints', () => {
     expect(raw).not.toContain(ep.secret);
     expect(raw).not.toContain(ep.secret.slice(6));
     expect(raw).not.toContain(Buffer.from(ep.secret.slice(6), 'base64').toString('latin1'));
+  });
+
+  it('npm run rotate-keys re-encrypts the current and previous secrets under the new key id', async () => {
+    const ep = await createEndpoint(api, w, { url: URL_OK });
+    const rotated = await api.post(`/webhook-endpoints/${ep.id}/rotate-secret`, undefined, { token: w.token });
+    const k1 = runtime().secrets.credentialsKeys[0];
+    const k2 = { kid: 'k2-webhooks', key: randomBytes(32) };
+    const first = await rotateEndpointSecrets([k2, k1]);
+    expect(first.webhookReencrypted).toBe(first.webhookEndpoints);
+    expect(await rotateEndpointSecrets([k2, k1])).toEqual({ webhookEndpoints: first.webhookEndpoints, webhookReencrypted: 0 });
+    const [row] = await db().query<any>('SELECT * FROM webhook_endpoints WHERE id = :id', { replacements: { id: ep.id }, type: QueryTypes.SELECT });
+    expect([row.secret_kid, row.previous_secret_kid]).toEqual(['k2-webhooks', 'k2-webhooks']);
+    expect(openSecret(ep.id, row, [k2])).toBe(rotated.body.secret);
+    expect(openPreviousSecret(ep.id, row, [k2])).toBe(ep.secret);
+    expect(() => openSecret(ep.id, row, [k1])).toThrow();
+    // back under the test key for the rest of the file
+    await rotateEndpointSecrets([k1, k2]);
   });
 
   it('omitted or empty eventTypes mean all; PATCH changes url, types, description, isActive', async () => {

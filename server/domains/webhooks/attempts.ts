@@ -147,7 +147,12 @@ export async function attempt(c: Claimed, manual = false): Promise<Outcome> {
   } catch (err) {
     // e.g. a secret sealed under a key no longer in CREDENTIALS_KEYS: the operator must act; keep retrying
     runtime().logger.error({ err, deliveryId: c.id }, 'webhook delivery attempt failed unexpectedly');
-    return failure(c, { id: c.id, token: c.claim_token, sent: 1, code: null, error: 'internal error preparing the delivery', at: null }, null, clock.now());
+    return failure(
+      c,
+      { id: c.id, token: c.claim_token, sent: 1, code: null, error: 'internal error preparing the delivery', at: null },
+      null,
+      clock.now(),
+    );
   }
 }
 
@@ -164,7 +169,12 @@ async function attemptOnce(c: Claimed, manual: boolean): Promise<Outcome> {
     url = parseWebhookUrl(c.url);
     target = await withinTimeout(resolveWebhookHost(url), timeoutMs, 'resolving the host');
   } catch (err) {
-    const unsent = { ...base, sent: 1 as const, at: startedAt.toISOString(), error: clip(err instanceof Error ? err.message : String(err)) };
+    const unsent = {
+      ...base,
+      sent: 1 as const,
+      at: startedAt.toISOString(),
+      error: clip(err instanceof Error ? err.message : String(err)),
+    };
     // a host the guard refuses fails at once; one that does not resolve now may later
     if (err instanceof AppError && !/does not resolve/.test(unsent.error)) return { ...unsent, status: 'FAILED', next: null };
     return failure(c, unsent, null, clock.now());

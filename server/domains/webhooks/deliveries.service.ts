@@ -103,7 +103,10 @@ export async function testEndpoint(actor: Actor, id: string): Promise<WebhookDel
     const now = clock.now();
     await db().query(
       `INSERT INTO webhook_events (id, workspace_id, type, data, created_at) VALUES (:eventId, :ws, 'webhook.test', CAST(:data AS jsonb), :now)`,
-      { replacements: { eventId, ws: endpoint.workspace_id, data: JSON.stringify({ object: presentEndpoint(endpoint) }), now }, transaction: tx },
+      {
+        replacements: { eventId, ws: endpoint.workspace_id, data: JSON.stringify({ object: presentEndpoint(endpoint) }), now },
+        transaction: tx,
+      },
     );
     const [delivery] = await db().query<{ id: string }>(
       `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, next_attempt_at, created_at)

@@ -54,7 +54,8 @@ export async function listEndpoints(actor: Actor, workspaceId: number): Promise<
   return rows.map(presentEndpoint);
 }
 
-export const getEndpoint = async (actor: Actor, id: string): Promise<WebhookEndpointObject> => presentEndpoint(await loadEndpoint(actor, id));
+export const getEndpoint = async (actor: Actor, id: string): Promise<WebhookEndpointObject> =>
+  presentEndpoint(await loadEndpoint(actor, id));
 
 /**
  * Changes url, eventTypes, description or isActive. Re-activating clears `disabledReason`;

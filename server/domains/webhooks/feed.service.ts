@@ -11,7 +11,7 @@ type EventRow = { id: string; type: WebhookEventType; workspace_id: number; crea
  */
 export async function listEvents(actor: Actor, q: ListWebhookEventsQuery) {
   scope.requireWorkspaceMember(actor, q.workspaceId);
-  const filters = ["workspace_id = :ws", "type <> 'webhook.test'"];
+  const filters = ['workspace_id = :ws', "type <> 'webhook.test'"];
   if (q.type) filters.push('type = :type');
   if (q.since) filters.push('created_at >= :since');
   const where = filters.join(' AND ');

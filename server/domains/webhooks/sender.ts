@@ -10,8 +10,7 @@ import { pinnedLookup, type ResolvedAddress } from '../../lib/address-guard.js';
  */
 
 export type SendResult =
-  | { kind: 'answer'; status: number; retryAfterSeconds: number | null; location: string | null }
-  | { kind: 'error'; message: string };
+  { kind: 'answer'; status: number; retryAfterSeconds: number | null; location: string | null } | { kind: 'error'; message: string };
 
 const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 256, scheduling: 'lifo' as const };
 const agents = { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) };
