@@ -41,10 +41,7 @@ const WebhookUrl = z
   .url({ protocol: /^https?$/ })
   .max(WEBHOOK_URL_MAX)
   .describe('http or https; a host resolving to a loopback, private or link-local address is refused unless WEBHOOK_ALLOW_PRIVATE_HOSTS');
-const EventTypes = z
-  .array(WebhookEventType)
-  .max(WEBHOOK_EVENT_TYPES.length)
-  .describe('the event types sent to the endpoint; empty = all');
+const EventTypes = z.array(WebhookEventType).max(WEBHOOK_EVENT_TYPES.length).describe('the event types sent to the endpoint; empty = all');
 const Description = z.string().trim().max(WEBHOOK_DESCRIPTION_MAX);
 
 export const WebhookEndpointObject = z.object({
@@ -109,7 +106,9 @@ export const ReplayInput = z
   })
   .strict()
   .refine((r) => !r.until || Date.parse(r.since) <= Date.parse(r.until), { message: 'since must not be after until', path: ['until'] });
-export const ReplayResult = z.object({ queued: CountValue.describe('deliveries queued, one per event of the window the endpoint subscribes to') });
+export const ReplayResult = z.object({
+  queued: CountValue.describe('deliveries queued, one per event of the window the endpoint subscribes to'),
+});
 
 export const WebhookEventObject = z.object({
   id: Uuid,

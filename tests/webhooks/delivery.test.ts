@@ -57,7 +57,15 @@ describe('a delivery', () => {
       return p;
     });
     expect(page).toMatchObject({ total: 1, limit: 20, offset: 0 });
-    expect(page.items[0]).toMatchObject({ endpointId: ep.id, eventId: payload.id, eventType: 'period.closed', attempts: 1, lastStatusCode: 200, lastError: null, nextAttemptAt: null });
+    expect(page.items[0]).toMatchObject({
+      endpointId: ep.id,
+      eventId: payload.id,
+      eventType: 'period.closed',
+      attempts: 1,
+      lastStatusCode: 200,
+      lastError: null,
+      nextAttemptAt: null,
+    });
   });
 
   it('goes only to endpoints subscribed to its type, and only to active ones', async () => {
@@ -83,7 +91,9 @@ describe('a delivery', () => {
     expect(new Set(tries.map((r) => r.headers['webhook-id'])).size).toBe(1);
     for (let i = 1; i < 3; i++) expect(tries[i].at - tries[i - 1].at).toBeGreaterThanOrEqual(900); // schedule "1,1,1"
     for (const r of tries) new Webhook(flaky.secret).verify(r.body, r.headers);
-    await eventually(async () => expect((await deliveryRows(flaky.id))[0]).toMatchObject({ status: 'SUCCEEDED', attempts: 3, last_status_code: 200 }));
+    await eventually(async () =>
+      expect((await deliveryRows(flaky.id))[0]).toMatchObject({ status: 'SUCCEEDED', attempts: 3, last_status_code: 200 }),
+    );
 
     // 1 attempt + 3 retries, then FAILED
     await rx.waitFor('/down', 4);
@@ -204,7 +214,9 @@ describe('retry, replay, test', () => {
     expect(all).toHaveLength(5);
     expect(new Set(all.map((r) => r.headers['webhook-id'])).size).toBe(1);
     const other = await createEndpoint(api, w, { url: rx.url('/x') });
-    expect((await api.post(`/webhook-endpoints/${other.id}/deliveries/${failed.id}/retry`, undefined, { token: w.token })).status).toBe(404);
+    expect((await api.post(`/webhook-endpoints/${other.id}/deliveries/${failed.id}/retry`, undefined, { token: w.token })).status).toBe(
+      404,
+    );
   });
 
   it('POST …/test sends a signed webhook.test event to that endpoint only and returns its delivery', async () => {
@@ -233,7 +245,10 @@ describe('retry, replay, test', () => {
     const closes = mid.filter((e: any) => e.type === 'period.closed');
     expect(closes).toHaveLength(2);
     expect(closes[0].data.object.id).toBe(first.id);
-    expect((await api.post(`/webhook-endpoints/${ep.id}/replay`, { since: closes[0].createdAt, until: closes[0].createdAt }, { token: w.token })).body).toEqual({ queued: 0 });
+    expect(
+      (await api.post(`/webhook-endpoints/${ep.id}/replay`, { since: closes[0].createdAt, until: closes[0].createdAt }, { token: w.token }))
+        .body,
+    ).toEqual({ queued: 0 });
     const res = await api.post(`/webhook-endpoints/${ep.id}/replay`, { since: before }, { token: w.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toEqual({ queued: 2 });
@@ -241,7 +256,15 @@ describe('retry, replay, test', () => {
     expect(got.map((r) => r.headers['webhook-id']).sort()).toEqual(closes.map((e: any) => e.id).sort());
     const filtered = await createEndpoint(api, w, { url: rx.url('/replay-none'), eventTypes: ['period.reopened'] });
     expect((await api.post(`/webhook-endpoints/${filtered.id}/replay`, { since: before }, { token: w.token })).body).toEqual({ queued: 0 });
-    expect((await api.post(`/webhook-endpoints/${ep.id}/replay`, { since: '2020-02-01T00:00:00Z', until: '2020-01-01T00:00:00Z' }, { token: w.token })).status).toBe(400);
+    expect(
+      (
+        await api.post(
+          `/webhook-endpoints/${ep.id}/replay`,
+          { since: '2020-02-01T00:00:00Z', until: '2020-01-01T00:00:00Z' },
+          { token: w.token },
+        )
+      ).status,
+    ).toBe(400);
   });
 
   it('after a rotation both secrets sign for 24 hours, then only the new one', async () => {

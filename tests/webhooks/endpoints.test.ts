@@ -62,7 +62,11 @@ describe('endpoints', () => {
       type: QueryTypes.SELECT,
     });
     expect(row.secret_kid).toBe(runtime().secrets.credentialsKeys[0].kid);
-    const raw = JSON.stringify(row) + Object.values(row).map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') + v.toString('base64') : '')).join('');
+    const raw =
+      JSON.stringify(row) +
+      Object.values(row)
+        .map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') + v.toString('base64') : ''))
+        .join('');
     expect(raw).not.toContain(ep.secret);
     expect(raw).not.toContain(ep.secret.slice(6));
     expect(raw).not.toContain(Buffer.from(ep.secret.slice(6), 'base64').toString('latin1'));
@@ -76,7 +80,10 @@ describe('endpoints', () => {
     const first = await rotateEndpointSecrets([k2, k1]);
     expect(first.webhookReencrypted).toBe(first.webhookEndpoints);
     expect(await rotateEndpointSecrets([k2, k1])).toEqual({ webhookEndpoints: first.webhookEndpoints, webhookReencrypted: 0 });
-    const [row] = await db().query<any>('SELECT * FROM webhook_endpoints WHERE id = :id', { replacements: { id: ep.id }, type: QueryTypes.SELECT });
+    const [row] = await db().query<any>('SELECT * FROM webhook_endpoints WHERE id = :id', {
+      replacements: { id: ep.id },
+      type: QueryTypes.SELECT,
+    });
     expect([row.secret_kid, row.previous_secret_kid]).toEqual(['k2-webhooks', 'k2-webhooks']);
     expect(openSecret(ep.id, row, [k2])).toBe(rotated.body.secret);
     expect(openPreviousSecret(ep.id, row, [k2])).toBe(ep.secret);
@@ -126,14 +133,25 @@ describe('endpoints', () => {
     const ep = await createEndpoint(api, w, { url: URL_OK });
     runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS = false;
     try {
-      for (const url of ['http://127.0.0.1:8080/x', 'http://10.1.2.3/x', 'https://192.168.0.5/x', 'http://169.254.169.254/latest', 'http://[::1]/x', 'http://localhost/x']) {
+      for (const url of [
+        'http://127.0.0.1:8080/x',
+        'http://10.1.2.3/x',
+        'https://192.168.0.5/x',
+        'http://169.254.169.254/latest',
+        'http://[::1]/x',
+        'http://localhost/x',
+      ]) {
         const res = await api.post('/webhook-endpoints', { workspaceId: w.workspaceId, url }, { token: w.token });
         expectErrorBody(res, 400, 'BAD_REQUEST');
         expect(res.body.message).toMatch(/WEBHOOK_ALLOW_PRIVATE_HOSTS|does not resolve/);
       }
       expectErrorBody(await api.patch(`/webhook-endpoints/${ep.id}`, { url: 'http://10.0.0.1/x' }, { token: w.token }), 400, 'BAD_REQUEST');
       // a public literal is accepted (nothing is sent on write)
-      const pub = await api.post('/webhook-endpoints', { workspaceId: w.workspaceId, url: 'https://93.184.216.34/hook', eventTypes: ['webhook.test'] }, { token: w.token });
+      const pub = await api.post(
+        '/webhook-endpoints',
+        { workspaceId: w.workspaceId, url: 'https://93.184.216.34/hook', eventTypes: ['webhook.test'] },
+        { token: w.token },
+      );
       expect(pub.status, pub.text).toBe(200);
       await api.del(`/webhook-endpoints/${pub.body.id}`, { token: w.token });
     } finally {

@@ -42,10 +42,18 @@ export async function periodClosed(api: Api, w: HookWorld): Promise<any> {
 }
 
 export const deliveryRows = (endpointId: string) =>
-  db().query<{ id: string; status: string; attempts: number; next_attempt_at: Date | null; last_attempt_at: Date | null; last_status_code: number | null; last_error: string | null }>(
-    'SELECT * FROM webhook_deliveries WHERE endpoint_id = :endpointId ORDER BY created_at, id',
-    { replacements: { endpointId }, type: QueryTypes.SELECT },
-  );
+  db().query<{
+    id: string;
+    status: string;
+    attempts: number;
+    next_attempt_at: Date | null;
+    last_attempt_at: Date | null;
+    last_status_code: number | null;
+    last_error: string | null;
+  }>('SELECT * FROM webhook_deliveries WHERE endpoint_id = :endpointId ORDER BY created_at, id', {
+    replacements: { endpointId },
+    type: QueryTypes.SELECT,
+  });
 
 /** Polls until `check` holds (it throws until then). */
 export async function eventually<T>(check: () => Promise<T>, timeoutMs = 15_000): Promise<T> {

@@ -29,13 +29,18 @@ describe('publish', () => {
     const all = await createEndpoint(api, w, { url: rx.url('/unused-a') });
     const some = await createEndpoint(api, w, { url: rx.url('/unused-b'), eventTypes: ['sync.failed'] });
     await createEndpoint(api, w, { url: rx.url('/unused-c'), eventTypes: ['period.closed'] });
-    const id = await transaction((tx) => publish(tx, { workspaceId: w.workspaceId, type: 'sync.failed', object: { id: 'x' }, data: { note: 1 } }));
+    const id = await transaction((tx) =>
+      publish(tx, { workspaceId: w.workspaceId, type: 'sync.failed', object: { id: 'x' }, data: { note: 1 } }),
+    );
     const [event] = await db().query<any>('SELECT * FROM webhook_events WHERE id = :id', { replacements: { id }, type: QueryTypes.SELECT });
     expect(event).toMatchObject({ type: 'sync.failed', workspace_id: w.workspaceId, data: { object: { id: 'x' }, note: 1 } });
-    const targets = await db().query<{ endpoint_id: string; status: string }>('SELECT endpoint_id, status FROM webhook_deliveries WHERE event_id = :id', {
-      replacements: { id },
-      type: QueryTypes.SELECT,
-    });
+    const targets = await db().query<{ endpoint_id: string; status: string }>(
+      'SELECT endpoint_id, status FROM webhook_deliveries WHERE event_id = :id',
+      {
+        replacements: { id },
+        type: QueryTypes.SELECT,
+      },
+    );
     expect(targets.map((t) => t.endpoint_id).sort()).toEqual([all.id, some.id].sort());
     expect(targets.every((t) => t.status === 'PENDING')).toBe(true);
     await db().query('DELETE FROM webhook_endpoints WHERE workspace_id = :ws', { replacements: { ws: w.workspaceId } });
@@ -81,7 +86,10 @@ describe('publish', () => {
     }
     expect(queries.filter((q) => /webhook_/.test(q))).toHaveLength(1);
     expect(new Set(ids!).size).toBe(1000);
-    const feed = await api.get('/webhook-events', { token: w.token, query: { workspaceId: w.workspaceId, type: 'review.queued', limit: 100, offset: 900 } });
+    const feed = await api.get('/webhook-events', {
+      token: w.token,
+      query: { workspaceId: w.workspaceId, type: 'review.queued', limit: 100, offset: 900 },
+    });
     expect(feed.body.total).toBe(1000);
     expect(feed.body.items.map((e: any) => e.data.object.n)).toEqual(Array.from({ length: 100 }, (_, i) => 900 + i));
     expect(feed.body.items.map((e: any) => e.id)).toEqual(ids!.slice(900));
@@ -96,7 +104,8 @@ describe('the feed', () => {
     const closed = [];
     for (let i = 0; i < 3; i++) closed.push(await periodClosed(api, fresh));
     const reopened = await api.patch(`/accounting/periods/${closed[0].id}/reopen`, undefined, { token: fresh.token });
-    const q = (query: Record<string, string | number>) => api.get('/webhook-events', { token: fresh.token, query: { workspaceId: fresh.workspaceId, ...query } });
+    const q = (query: Record<string, string | number>) =>
+      api.get('/webhook-events', { token: fresh.token, query: { workspaceId: fresh.workspaceId, ...query } });
     const first = await q({ limit: 2 });
     expect(first.status, first.text).toBe(200);
     expect(first.body).toMatchObject({ total: 4, limit: 2, offset: 0 });
@@ -108,7 +117,9 @@ describe('the feed', () => {
     for (const e of items) expect(Object.keys(e).sort()).toEqual(['createdAt', 'data', 'id', 'type', 'workspaceId']);
     expect((await q({ type: 'period.reopened' })).body.items.map((e: any) => e.id)).toEqual([items[3].id]);
     const since = await q({ since: items[2].createdAt });
-    expect(since.body.items.map((e: any) => e.id)).toEqual(items.filter((e: any) => e.createdAt >= items[2].createdAt).map((e: any) => e.id));
+    expect(since.body.items.map((e: any) => e.id)).toEqual(
+      items.filter((e: any) => e.createdAt >= items[2].createdAt).map((e: any) => e.id),
+    );
     expect((await q({ type: 'entry.exploded' })).status).toBe(400);
     expect((await q({ limit: 101 })).status).toBe(400);
     // another workspace's events never show
@@ -121,14 +132,25 @@ describe('several workers', () => {
     const fresh = await hookWorld(api);
     const ep = await createEndpoint(api, fresh, { url: rx.url('/two-workers') });
     await transaction((tx) =>
-      publishMany(tx, Array.from({ length: 300 }, (_, i) => ({ workspaceId: fresh.workspaceId, type: 'sync.synced' as const, object: { n: i } }))),
+      publishMany(
+        tx,
+        Array.from({ length: 300 }, (_, i) => ({ workspaceId: fresh.workspaceId, type: 'sync.synced' as const, object: { n: i } })),
+      ),
     );
-    const workers = [new DeliveryWorker({ pollMs: 50, batch: 20, maxInFlight: 40 }), new DeliveryWorker({ pollMs: 50, batch: 20, maxInFlight: 40 })];
+    const workers = [
+      new DeliveryWorker({ pollMs: 50, batch: 20, maxInFlight: 40 }),
+      new DeliveryWorker({ pollMs: 50, batch: 20, maxInFlight: 40 }),
+    ];
     for (const worker of workers) worker.start();
     try {
       await rx.waitFor('/two-workers', 300);
       await eventually(async () =>
-        expect(await count(`SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = :id AND status = 'SUCCEEDED' AND attempts = 1`, { id: ep.id })).toBe(300),
+        expect(
+          await count(
+            `SELECT count(*)::int AS n FROM webhook_deliveries WHERE endpoint_id = :id AND status = 'SUCCEEDED' AND attempts = 1`,
+            { id: ep.id },
+          ),
+        ).toBe(300),
       );
     } finally {
       await Promise.all(workers.map((worker) => worker.stop()));

@@ -11,7 +11,13 @@ import { startReceiver, type Receiver } from './receiver.js';
 /** The SDK's verifyWebhook: Standard Webhooks signatures, checked against the reference package and real deliveries. */
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
-const body = JSON.stringify({ id: 'evt', type: 'period.closed', workspaceId: 1, createdAt: '2026-01-01T00:00:00.000Z', data: { object: { a: 1 } } });
+const body = JSON.stringify({
+  id: 'evt',
+  type: 'period.closed',
+  workspaceId: 1,
+  createdAt: '2026-01-01T00:00:00.000Z',
+  data: { object: { a: 1 } },
+});
 const NOW = Date.UTC(2026, 0, 1, 12);
 
 function signed(secret: string, id = 'msg_1', at = NOW, payload = body) {
@@ -26,7 +32,9 @@ describe('verifyWebhook (no server)', () => {
   it('accepts what the standardwebhooks package signs, from a plain object or a Headers, string or bytes body', async () => {
     const headers = signed(secret);
     await expect(verifyWebhook(secret, headers, body, { now })).resolves.toMatchObject({ id: 'evt', data: { object: { a: 1 } } });
-    await expect(verifyWebhook(secret, new Headers(headers), new TextEncoder().encode(body), { now })).resolves.toMatchObject({ type: 'period.closed' });
+    await expect(verifyWebhook(secret, new Headers(headers), new TextEncoder().encode(body), { now })).resolves.toMatchObject({
+      type: 'period.closed',
+    });
     const upper = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toUpperCase(), v]));
     await expect(verifyWebhook(secret, upper, body, { now })).resolves.toBeTruthy();
   });
@@ -36,7 +44,9 @@ describe('verifyWebhook (no server)', () => {
     const refuse = (p: Promise<unknown>) => expect(p).rejects.toBeInstanceOf(WebhookVerificationError);
     await refuse(verifyWebhook(secret, headers, body.replace('"a":1', '"a":2'), { now }));
     await refuse(verifyWebhook(secret, { ...headers, 'webhook-id': 'msg_2' }, body, { now }));
-    await refuse(verifyWebhook(secret, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }, body, { now }));
+    await refuse(
+      verifyWebhook(secret, { ...headers, 'webhook-timestamp': String(Number(headers['webhook-timestamp']) + 1) }, body, { now }),
+    );
     await refuse(verifyWebhook(newSecret(), headers, body, { now }));
     await refuse(verifyWebhook(secret, { 'webhook-id': 'msg_1', 'webhook-timestamp': headers['webhook-timestamp'] }, body, { now }));
     await refuse(verifyWebhook(secret, { ...headers, 'webhook-signature': 'v2,' + headers['webhook-signature'].slice(3) }, body, { now }));
