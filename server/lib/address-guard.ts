@@ -133,6 +133,30 @@ export type GuardOptions = {
   setting: string;
 };
 
+function refuseNonPublic(host: string, addresses: ResolvedAddress[], opts: GuardOptions): void {
+  for (const a of addresses) {
+    const reason = nonPublicReason(a.address);
+    if (reason) {
+      throw badRequest(
+        `The ${opts.label} "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` + `(${opts.setting} is off)`,
+      );
+    }
+  }
+}
+
+/**
+ * The write-time check of a URL's host (a provider baseUrl, a webhook endpoint url): 400 when it is,
+ * or now resolves to, a non-public address. A name that does not resolve (yet) passes: the check
+ * made before every call refuses it then.
+ */
+export async function assertPublicHost(hostname: string, opts: GuardOptions): Promise<void> {
+  if (opts.allowPrivate) return;
+  const host = bare(hostname);
+  const literal = isIP(host);
+  if (literal) return refuseNonPublic(host, [{ address: host, family: literal === 6 ? 6 : 4 }], opts);
+  refuseNonPublic(host, await lookupAll(host).catch(() => []), opts);
+}
+
 /**
  * Resolves `hostname` (every address it has) and returns the one to connect to (IPv4 first). When private
  * hosts are not allowed, ANY non-public address among them refuses the host (400), so a name
@@ -151,17 +175,7 @@ export async function resolveGuarded(hostname: string, opts: GuardOptions): Prom
     }
   }
   if (addresses.length === 0) throw badRequest(`The ${opts.label} "${host}" does not resolve`);
-  if (!opts.allowPrivate) {
-    for (const a of addresses) {
-      const reason = nonPublicReason(a.address);
-      if (reason) {
-        throw badRequest(
-          `The ${opts.label} "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` +
-            `(${opts.setting} is off)`,
-        );
-      }
-    }
-  }
+  if (!opts.allowPrivate) refuseNonPublic(host, addresses, opts);
   // every address passed: connect to the first, IPv4 preferred (as Node's ipv4first order does)
   return [...addresses].sort((a, b) => a.family - b.family)[0];
 }

@@ -1,4 +1,4 @@
-import { resolveGuarded, type ResolvedAddress } from '../../lib/address-guard.js';
+import { assertPublicHost, resolveGuarded, type GuardOptions, type ResolvedAddress } from '../../lib/address-guard.js';
 import { badRequest } from '../../lib/errors.js';
 import { runtime } from '../../runtime.js';
 
@@ -18,14 +18,19 @@ export function parseWebhookUrl(raw: string): URL {
   return url;
 }
 
-export const resolveWebhookHost = (url: URL): Promise<ResolvedAddress> =>
-  resolveGuarded(url.hostname, {
-    allowPrivate: runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
-    label: 'webhook host',
-    setting: 'WEBHOOK_ALLOW_PRIVATE_HOSTS',
-  });
+const guard = (): GuardOptions => ({
+  allowPrivate: runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+  label: 'webhook host',
+  setting: 'WEBHOOK_ALLOW_PRIVATE_HOSTS',
+});
 
-/** The write-time check: 400 for a URL that is not http(s) or whose host is not allowed. */
+/** Before an attempt: the address to connect to, or 400 (AppError) when the host is refused or does not resolve. */
+export const resolveWebhookHost = (url: URL): Promise<ResolvedAddress> => resolveGuarded(url.hostname, guard());
+
+/**
+ * The write-time check: 400 for a URL that is not http(s), or whose host is, or resolves to, a
+ * non-public address. A name that does not resolve yet is accepted (its deliveries fail until it does).
+ */
 export async function assertWebhookUrl(raw: string): Promise<void> {
-  await resolveWebhookHost(parseWebhookUrl(raw));
+  await assertPublicHost(parseWebhookUrl(raw).hostname, guard());
 }
