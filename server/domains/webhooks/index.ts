@@ -7,3 +7,4 @@
 export { publish, publishMany, type PublishInput, type PublishedEventType } from './outbox.js';
 export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
+export { entryEvents } from './entry-events.js';

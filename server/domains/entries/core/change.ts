@@ -155,6 +155,7 @@ export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: nu
   await setEntryTags(tx, row, after);
   const updated = await updateEntryRow(tx, row.id, {}, clock.now());
   await recordEvent(tx, updated, 'TAGS_CHANGED', { from: before, to: after }, actor);
+  await reactions().entryTagsChanged(tx, row, updated, actor);
   return updated;
 }
 
@@ -180,5 +181,6 @@ export async function setReconciledRow(
     now,
   );
   await recordEvent(tx, updated, isReconciled ? 'RECONCILED' : 'UNRECONCILED', data, actor);
+  await reactions().entryReconciled(tx, row, updated, actor);
   return updated;
 }
