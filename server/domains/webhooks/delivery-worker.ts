@@ -8,14 +8,21 @@ import { attempt, claimDue, recordOutcomes, type Outcome } from './attempts.js';
  * through the claims of attempts.ts (each attempt made by one instance only).
  *
  * - wakes on `webhook_deliveries` notifications (sent by a trigger when a transaction that wrote
- *   deliveries commits), and polls every `pollMs` for retries coming due and as a fallback
- *   while LISTEN is down;
+ *   deliveries commits; those arriving within `coalesceMs` are claimed together), and polls every
+ *   `pollMs` for retries coming due and as a fallback while LISTEN is down;
  * - keeps up to `maxInFlight` attempts going on keep-alive connections, claiming in batches as
  *   slots free up, so a slow receiver holds only its own slots;
  * - records outcomes in batches (one statement each).
  */
 
-export type WorkerOptions = { maxInFlight?: number; batch?: number; pollMs?: number; flushMs?: number };
+export type WorkerOptions = {
+  maxInFlight?: number;
+  batch?: number;
+  pollMs?: number;
+  flushMs?: number;
+  /** how long a notification waits for more before claiming, so that a stream of commits is claimed in batches */
+  coalesceMs?: number;
+};
 
 const CHANNEL = 'webhook_deliveries';
 const RECONNECT_MS = 1000;
@@ -25,6 +32,8 @@ export class DeliveryWorker {
   private readonly batch: number;
   private readonly pollMs: number;
   private readonly flushMs: number;
+  private readonly coalesceMs: number;
+  private coalesceTimer: NodeJS.Timeout | undefined;
   private inFlight = 0;
   private pumping = false;
   private pumpAgain = false;
@@ -41,7 +50,8 @@ export class DeliveryWorker {
     this.maxInFlight = opts.maxInFlight ?? 256;
     this.batch = opts.batch ?? 100;
     this.pollMs = opts.pollMs ?? 1000;
-    this.flushMs = opts.flushMs ?? 10;
+    this.flushMs = opts.flushMs ?? 25;
+    this.coalesceMs = opts.coalesceMs ?? 50;
   }
 
   start(): void {
@@ -58,6 +68,7 @@ export class DeliveryWorker {
     this.stopped = true;
     this.unregisterClose?.();
     clearInterval(this.pollTimer);
+    clearTimeout(this.coalesceTimer);
     const listener = this.listener;
     this.listener = undefined;
     await listener?.end().catch(() => undefined);
@@ -73,6 +84,14 @@ export class DeliveryWorker {
       return;
     }
     void this.pump();
+  }
+
+  /** New deliveries committed: claim them shortly, together with those of the next commits. */
+  private notified(): void {
+    this.coalesceTimer ??= setTimeout(() => {
+      this.coalesceTimer = undefined;
+      this.kick();
+    }, this.coalesceMs);
   }
 
   private async pump(): Promise<void> {
@@ -140,7 +159,7 @@ export class DeliveryWorker {
       setTimeout(() => void this.listen(), RECONNECT_MS).unref();
     };
     this.listener = client;
-    client.on('notification', () => this.kick());
+    client.on('notification', () => this.notified());
     client.on('error', retry);
     client.on('end', retry);
     try {
