@@ -45,8 +45,7 @@ export const m0015: Migration = {
       workspace_id integer NOT NULL REFERENCES workspaces(id),
       type text NOT NULL CHECK (length(type) BETWEEN 1 AND 100),
       data jsonb NOT NULL,
-      created_at timestamptz NOT NULL DEFAULT now(),
-      UNIQUE (id, workspace_id)
+      created_at timestamptz NOT NULL DEFAULT now()
     );
     -- the feed (oldest first, optionally by type; seq keeps the order of one transaction's events) and the replay window
     CREATE INDEX webhook_events_feed_idx ON webhook_events (workspace_id, created_at, seq);
@@ -66,15 +65,15 @@ export const m0015: Migration = {
       claim_token uuid,
       created_at timestamptz NOT NULL DEFAULT now(),
       FOREIGN KEY (endpoint_id, workspace_id) REFERENCES webhook_endpoints(id, workspace_id) ON DELETE CASCADE,
-      FOREIGN KEY (event_id, workspace_id) REFERENCES webhook_events(id, workspace_id),
+      FOREIGN KEY (event_id) REFERENCES webhook_events(id),
       CHECK ((status = 'PENDING') = (next_attempt_at IS NOT NULL))
     );
+    -- every index here is rewritten by the two updates an attempt makes (claim, outcome): only those the queries need.
     -- the workers' "due" query: PENDING rows by next attempt
     CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE status = 'PENDING';
     -- the deliveries list of an endpoint (newest first), with and without a status filter
     CREATE INDEX webhook_deliveries_endpoint_idx ON webhook_deliveries (endpoint_id, created_at DESC, id DESC);
     CREATE INDEX webhook_deliveries_endpoint_status_idx ON webhook_deliveries (endpoint_id, status, created_at DESC, id DESC);
-    CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id);
 
     CREATE FUNCTION notify_webhook_deliveries() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
