@@ -15,7 +15,8 @@ import { startServerProcess, type ServerProcess } from './support/server-process
  * flight); after the restart every committed change's event is delivered (at least once, none
  * missing, each signed). Then the receiver goes down for a while and gets everything once it is back.
  *
- * Phase 1 writes are period closes and reopens (their events are written in the same transaction).
+ * The writes are entry creates (events from the ledger core's dispatcher) and period closes and
+ * reopens (from the periods service), each event written in the transaction of its change.
  */
 
 const PERIODS = Number(process.env.WEBHOOK_CRASH_PERIODS ?? 120);
@@ -80,18 +81,19 @@ beforeAll(async () => {
 }, 180_000);
 afterAll(() => rx.down().catch(() => undefined));
 
-/** Committed period status changes, from the database itself: what must have been delivered. */
+/** What committed, from the database itself: the events (what must be delivered), the periods and the entries. */
 const committed = () =>
   withClient(dbUrl(), async (c) => {
     const { rows } = await c.query<{ id: string; type: string }>(
-      `SELECT data->'object'->>'id' AS id, type FROM webhook_events WHERE workspace_id = $1 AND type LIKE 'period.%'`,
+      `SELECT data->'object'->>'id' AS id, type FROM webhook_events WHERE workspace_id = $1 AND type <> 'webhook.test'`,
       [w.workspaceId],
     );
     const { rows: periods } = await c.query<{ id: string; status: string }>(
       'SELECT id, status FROM accounting_periods WHERE workspace_id = $1',
       [w.workspaceId],
     );
-    return { events: rows, periods };
+    const { rows: entries } = await c.query<{ id: string }>('SELECT id::text FROM entries WHERE workspace_id = $1', [w.workspaceId]);
+    return { events: rows, periods, entries: entries.map((e) => e.id) };
   });
 
 async function expectAllDelivered(label: string) {
@@ -124,11 +126,13 @@ describe('outbound webhooks under faults', () => {
       expect(res.status, res.text).toBe(200);
       ids.push(res.body.id);
     }
-    // close them 8 at a time; kill the server once a third has been acknowledged
+    // close them 6 at a time while 4 clients create entries; kill the server once a third of the closes are acknowledged
     const acked = new Set<string>();
+    const ackedEntries = new Set<string>();
     let next = 0;
-    const workers = Array.from({ length: 8 }, async () => {
-      while (next < ids.length) {
+    let killed = false;
+    const closers = Array.from({ length: 6 }, async () => {
+      while (next < ids.length && !killed) {
         const id = ids[next++]!;
         try {
           const res = await w.api.patch(`/accounting/periods/${id}/close`, undefined, t);
@@ -138,17 +142,42 @@ describe('outbound webhooks under faults', () => {
         }
       }
     });
+    const creators = Array.from({ length: 4 }, async (_, k) => {
+      for (let i = 0; !killed; i++) {
+        try {
+          const res = await w.api.post(
+            '/entries',
+            {
+              projectId: w.projectId,
+              entryType: 'EXPENSE',
+              amountCents: 100 + i,
+              baseCurrency: 'USD',
+              entryDate: '2026-03-01',
+              reference: `hook-${k}-${i}`,
+            },
+            t,
+          );
+          if (res.status === 200) ackedEntries.add(String(res.body.id));
+        } catch {
+          return;
+        }
+      }
+    });
     await waitFor('a third of the closes acknowledged', () => (acked.size >= PERIODS / 3 ? true : undefined), 60_000, 5);
     await server.kill();
-    await Promise.all(workers);
+    killed = true;
+    await Promise.all([...closers, ...creators]);
     const before = await committed();
     const closed = new Set(before.periods.filter((p) => p.status === 'CLOSED').map((p) => p.id));
     for (const id of acked) expect(closed.has(id), `acknowledged close of ${id} lost`).toBe(true);
-    // the outbox is atomic with the change: every CLOSED period has its event, nothing else has one
-    expect(new Set(before.events.map((e) => e.id))).toEqual(closed);
+    for (const id of ackedEntries) expect(before.entries, `acknowledged entry ${id} lost`).toContain(id);
+    expect(ackedEntries.size).toBeGreaterThan(0);
+    // the outbox is atomic with the change: every committed change has its event, nothing else has one
+    expect(new Set(before.events.filter((e) => e.type === 'period.closed').map((e) => e.id))).toEqual(closed);
+    expect(new Set(before.events.filter((e) => e.type === 'entry.created').map((e) => e.id))).toEqual(new Set(before.entries));
     await server.restart();
     const n = await expectAllDelivered('after restart');
-    expect(n).toBe(closed.size);
+    expect(n).toBe(closed.size + before.entries.length);
   }, 300_000);
 
   it('a receiver down for a while gets everything once it comes back', async () => {
