@@ -64,6 +64,7 @@ async function main(): Promise<void> {
         NODE_ENV: 'production',
         BENCH_BASELINE: '1',
         INGEST_RATE_PER_MINUTE: String(10_000_000),
+        WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', // the webhook scenarios deliver to a receiver on loopback
         DATA_DIR: path.resolve('.data/bench-files'),
       },
       process.argv.includes('--cpu-prof') ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve('.data/bench-prof')}`] : [],

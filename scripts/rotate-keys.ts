@@ -1,14 +1,15 @@
 /**
- * Re-encrypts every stored connection secret (credentials, webhook secrets) and every stored
- * Idempotency-Key response under the first key of CREDENTIALS_KEYS.
+ * Re-encrypts every stored connection secret (credentials, webhook secrets), every outbound
+ * webhook endpoint's signing secrets and every stored Idempotency-Key response under the first
+ * key of CREDENTIALS_KEYS.
  *
  *   CREDENTIALS_KEYS="k2:<new base64 key>,k1:<old base64 key>" npm run rotate-keys
  *
  * Keep the old key in CREDENTIALS_KEYS (after the new one) until this has run; then it may be
  * dropped. The server must run with the same CREDENTIALS_KEYS. With the embedded database the
  * server must be stopped first (the script starts the embedded PostgreSQL itself).
- * Prints `{"connections":n,"reencrypted":m,"storedResponses":r,"storedResponsesReencrypted":s}`;
- * never prints a key or a secret.
+ * Prints `{"connections":n,"reencrypted":m,"storedResponses":r,"storedResponsesReencrypted":s,
+ * "webhookEndpoints":e,"webhookReencrypted":f}`; never prints a key or a secret.
  */
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
@@ -22,8 +23,9 @@ import { resolveSecrets } from '../server/lib/secrets.js';
 import { setRuntime } from '../server/runtime.js';
 import { rotateConnectionSecrets, type RotationResult } from '../server/domains/accounting/connections/key-rotation.js';
 import { rotateStoredResponses } from '../server/http/idempotency-store.js';
+import { rotateEndpointSecrets, type EndpointRotationResult } from '../server/domains/webhooks/index.js';
 
-type Rotated = RotationResult & { storedResponses: number; storedResponsesReencrypted: number };
+type Rotated = RotationResult & { storedResponses: number; storedResponsesReencrypted: number } & EndpointRotationResult;
 
 const EMBEDDED_DB = 'finance';
 
@@ -57,10 +59,11 @@ export async function rotateKeys(env: NodeJS.ProcessEnv = process.env): Promise<
       [{ present: boolean }],
       unknown,
     ];
-    if (!present) return { connections: 0, reencrypted: 0, storedResponses: 0, storedResponsesReencrypted: 0 };
+    if (!present) return { connections: 0, reencrypted: 0, storedResponses: 0, storedResponsesReencrypted: 0, webhookEndpoints: 0, webhookReencrypted: 0 };
     const connections = await rotateConnectionSecrets(secrets.credentialsKeys);
     const responses = await rotateStoredResponses(secrets.credentialsKeys);
-    return { ...connections, storedResponses: responses.responses, storedResponsesReencrypted: responses.reencrypted };
+    const endpoints = await rotateEndpointSecrets(secrets.credentialsKeys);
+    return { ...connections, storedResponses: responses.responses, storedResponsesReencrypted: responses.reencrypted, ...endpoints };
   } finally {
     await closeDatabase();
     await embedded?.stop();

@@ -43,6 +43,14 @@ const EnvSchema = z.object({
   // rows of GET /reports/flows (largest first); beyond it the response says X-Truncated: true
   REPORT_FLOWS_LIMIT: int(1000),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  // outbound webhooks (CONTRACT §15)
+  WEBHOOK_ALLOW_PRIVATE_HOSTS: bool.default(false),
+  WEBHOOK_TIMEOUT_MS: int(10_000),
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d{1,6}(,\d{1,6}){0,19}$/, 'must be comma-separated delays in seconds, e.g. 5,300,1800')
+    .default('5,300,1800,7200,18000,36000,36000')
+    .transform((v) => v.split(',').map(Number)),
   // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });

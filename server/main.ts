@@ -14,6 +14,7 @@ import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
+import { startDeliveryWorker } from './domains/webhooks/index.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
 
   wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
   // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
@@ -109,6 +111,7 @@ async function main(): Promise<void> {
     });
     clearInterval(purge);
     await syncScheduler.stop();
+    await webhookWorker.stop();
     await closeDatabase();
     await embedded?.stop();
     logger.info('stopped');

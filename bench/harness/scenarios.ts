@@ -11,6 +11,7 @@ import { metered, type Metered } from './cpu.js';
 import type { ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
+import { deliveryRateScenario, outboxOverheadScenario } from './webhooks-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -239,6 +240,8 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('CSV export', () => exportScenario(c));
     await step('POST /entries', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));
+    await step('webhooks: POST /entries with an endpoint', () => outboxOverheadScenario(c));
+    await step('webhooks: deliveries/s', () => deliveryRateScenario(c));
   } finally {
     await client.end();
     await pool.end();

@@ -13,6 +13,14 @@ export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
 export type { BankingHelpers, ImportStatementOptions } from './banking.js';
 export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
+export {
+  DEFAULT_TOLERANCE_SECONDS,
+  verifyWebhook,
+  WebhookVerificationError,
+  type VerifyOptions,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './webhooks.js';
 export type * from './types.js';
 export {
   ACCESS_TOKEN_TTL_SECONDS,

@@ -2,6 +2,7 @@ import { forgetSessionsOnAuthWrites } from './auth/index.js';
 import { wireReactions } from './entries/index.js';
 import { reviewReactions, syncReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
+import { entryEvents } from './webhooks/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -12,17 +13,23 @@ export function wireDomainReactions(): void {
   // auth: the session cache forgets a user, session or membership this process writes
   forgetSessionsOnAuthWrites();
   wireReactions({
-    async entriesCreated(tx, created, actor) {
+    async entriesCreated(tx, created, actor, derived) {
+      // webhooks: entry.created (entry.refunded / reimbursed / corrected for a derived entry), as inserted
+      await entryEvents.created(tx, created, derived);
       // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW)
       return reviewReactions.queueForNewEntries(tx, created, actor);
     },
     async entryEdited(tx, before, after, actor) {
+      // webhooks: entry.updated
+      await entryEvents.updated(tx, after);
       // accounting/reviews: a CHANGES_REQUESTED review goes back in the queue
       await reviewReactions.requeueAfterEdit(tx, after, actor);
       // accounting/sync: SYNCED copies become STALE
       await syncReactions.markStale(tx, after, 'EDITED', actor);
     },
     async entryStatusChanged(tx, before, after, actor) {
+      // webhooks: entry.voided or entry.status_changed
+      await entryEvents.statusChanged(tx, before, after);
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED') {
         // accounting/reviews: open reviews of a voided or cancelled entry are CANCELLED
         await reviewReactions.cancelOpenReviews(tx, after, actor);
@@ -35,6 +42,14 @@ export function wireDomainReactions(): void {
     async assertCanUnreconcile(tx, row) {
       // banking: an entry in a bank match is unreconciled by deleting the match (CONTRACT §14): 409
       await bankingReactions.assertNotInMatch(tx, row);
+    },
+    async entryTagsChanged(tx, before, after) {
+      // webhooks: entry.updated
+      await entryEvents.updated(tx, after);
+    },
+    async entryReconciled(tx, before, after) {
+      // webhooks: entry.reconciled / entry.unreconciled
+      await entryEvents.reconciled(tx, after);
     },
   });
 }

@@ -4,6 +4,7 @@ import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
 import { seedDemoBanking } from './demo-banking.js';
+import { seedDemoWebhooks } from './demo-webhooks.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -64,6 +65,7 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoWebhooks(admin.id, base);
   }
   return { seeded: true, workspaceId: base.workspaceId };
 }

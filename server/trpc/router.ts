@@ -7,7 +7,7 @@ import { entrySourcesRouter } from '../domains/workspaces/entry-sources.router.j
 import { partiesRouter } from '../domains/parties/parties.router.js';
 import { tagsRouter } from '../domains/tags/tags.router.js';
 import { entriesRouter } from '../domains/entries/entries.router.js';
-import { periodsRouter } from '../domains/periods/index.js';
+import { periodsRouter } from '../domains/periods/periods.router.js';
 import { reportsRouter } from '../domains/reports/reports.router.js';
 import { integrationsRouter } from '../domains/integrations/integrations.router.js';
 import { documentsRouter } from '../domains/documents/documents.router.js';
@@ -18,6 +18,7 @@ import { reviewsRouter } from '../domains/accounting/reviews/reviews.router.js';
 import { accountingDashboardRouter } from '../domains/accounting/dashboard/dashboard.router.js';
 import { syncRouter } from '../domains/accounting/sync/sync.router.js';
 import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../domains/banking/index.js';
+import { webhooksRouter } from '../domains/webhooks/webhooks.router.js';
 import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
@@ -42,6 +43,7 @@ export const appRouter = router({
   bankAccounts: bankAccountsRouter,
   bankLines: bankLinesRouter,
   reconciliation: reconciliationRouter,
+  webhooks: webhooksRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

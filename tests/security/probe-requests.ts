@@ -26,6 +26,8 @@ export type ForeignIds = {
   reviewId: string;
   syncId: string;
   integrationId: string;
+  webhookEndpointId: string;
+  webhookDeliveryId: string;
 };
 
 export type ProbeRequest = {
@@ -57,6 +59,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   syncs: 'syncId',
   'mappings/parties': 'partyMappingId',
   'mappings/taxes': 'taxMappingId',
+  'webhook-endpoints': 'webhookEndpointId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -75,6 +78,7 @@ const ID_BY_FIELD: Record<string, keyof ForeignIds> = {
   categoryId: 'categoryId',
   parentId: 'categoryId',
   syncId: 'syncId',
+  deliveryId: 'webhookDeliveryId',
 };
 const IDS_BY_FIELD: Record<string, keyof ForeignIds> = {
   projectIds: 'projectId',
@@ -94,6 +98,7 @@ const STRING_BY_FIELD: Record<string, string> = {
   password: 'long-enough-password-1',
   reason: 'security probe',
   notes: 'security probe',
+  url: 'http://127.0.0.1:9/probe',
 };
 
 function idForPath(path: string, name: string, ids: ForeignIds): string | number {

@@ -36,9 +36,15 @@ const FORBIDDEN_KEYS = new Set([
   'webhook_secret',
   'webhookSecretCiphertext',
   'webhook_secret_ciphertext',
+  'secretCiphertext',
+  'secret_ciphertext',
+  'previous_secret_ciphertext',
 ]);
 const API_KEY = /fes_live_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}/;
 const API_KEY_ROUTES = [/^\/integrations\/?$/, /^\/integrations\/[^/]+\/rotate-key\/?$/];
+/** Outbound webhook signing secrets (CONTRACT §15): only in the create and rotate-secret responses. */
+const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/]{43}=/;
+const WEBHOOK_SECRET_ROUTES = [/^\/webhook-endpoints\/?$/, /^\/webhook-endpoints\/[^/]+\/rotate-secret\/?$/];
 
 function runtimeSecrets(): string[] {
   try {
@@ -73,6 +79,9 @@ export function scanResponse(method: string, path: string, text: string, json?: 
   const pathname = path.split('?')[0];
   if (API_KEY.test(text) && !(method === 'POST' && API_KEY_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: an integration API key in the response of ${where}`);
+  }
+  if (WEBHOOK_SECRET.test(text) && !(method === 'POST' && WEBHOOK_SECRET_ROUTES.some((r) => r.test(pathname)))) {
+    throw new Error(`secret scan: a webhook signing secret in the response of ${where}`);
   }
   for (const secret of [...runtimeSecrets(), ...registered]) {
     const escaped = JSON.stringify(secret).slice(1, -1);

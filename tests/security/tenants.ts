@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
 import { addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
 import { WorkspaceMember } from '../../server/db/models/index.js';
+import { runtime } from '../../server/runtime.js';
 import type { Api, ApiResponse } from '../support/http.js';
 import type { ForeignIds } from './probe-requests.js';
 
@@ -131,6 +132,13 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   const review = ok(await api.post('/accounting/reviews', { entryId: entry.id, connectionId: connection.id }, t), 'review');
   const integration = ok(await api.post('/integrations', { workspaceId: ws.id, name: `${marker} integration` }, t), 'integration');
   const sources = ok(await api.get('/entry-sources', { ...t, query: { workspaceId: ws.id } }), 'entry sources') as { id: number }[];
+  // a loopback URL (discard port: nothing listens) so that probing POST …/test never leaves the machine
+  runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS = true;
+  const endpoint = ok(
+    await api.post('/webhook-endpoints', { workspaceId: ws.id, url: 'http://127.0.0.1:9/victim', description: `${marker} endpoint` }, t),
+    'webhook endpoint',
+  );
+  const delivery = ok(await api.post(`/webhook-endpoints/${endpoint.id}/test`, undefined, t), 'webhook test delivery');
 
   const ids: ForeignIds = {
     workspaceId: ws.id,
@@ -149,6 +157,8 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     reviewId: review.id,
     syncId: sync.id,
     integrationId: integration.id,
+    webhookEndpointId: endpoint.id,
+    webhookDeliveryId: delivery.id,
   };
 
   const attackerMember = await caller(api);

@@ -9,6 +9,7 @@ import { documentStorage } from '../../storage/document-storage.js';
 import type { DocumentObject, DocumentType } from '../../../shared/contracts/documents.js';
 import { loadEntry, lockEntry, type EntryRow } from '../entries/index.js';
 import { byUser } from '../entries/index.js';
+import { publish } from '../webhooks/index.js';
 import { blobOf, keepBlobForRow, releaseBlobQuietly, storeBlob, type Blob } from './document-blobs.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentNameOf } from './document-names.js';
@@ -119,6 +120,7 @@ export async function uploadDocument(actor: Actor, input: UploadInput): Promise<
         sha256: file.sha256,
       };
       await recordDocumentChange(tx, entry, 'DOCUMENT_UPLOADED', data, byUser(actor), now);
+      await publish(tx, { workspaceId: entry.workspace_id, type: 'document.uploaded', object: presentDocument(row) });
       return presentDocument(row);
     }),
   );
@@ -167,6 +169,7 @@ export async function fulfilDocument(actor: Actor, input: FulfilInput): Promise<
       );
       const data = { documentId: doc.id, from: doc.status, mimeType: file.mimeType, fileSize: file.size, sha256: file.sha256 };
       await recordDocumentChange(tx, entry, 'DOCUMENT_FULFILLED', { ...data, previousSha256: doc.sha256 }, byUser(actor), now);
+      await publish(tx, { workspaceId: entry.workspace_id, type: 'document.uploaded', object: presentDocument(row) });
       return { document: presentDocument(row), replacedSha256: doc.sha256 };
     }),
   );

@@ -5,6 +5,7 @@ import type { Actor } from '../../lib/scope.js';
 import type { DocumentObject, RequestDocumentInput } from '../../../shared/contracts/documents.js';
 import { loadEntry, lockEntry, type EntryRow } from '../entries/index.js';
 import { byUser, type EventActor } from '../entries/index.js';
+import { publish } from '../webhooks/index.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentRowsOf, insertDocumentRow, loadDocument, presentDocument, updateDocumentRow } from './document-rows.js';
 
@@ -50,6 +51,7 @@ export async function requestDocumentInTransaction(tx: Transaction, entry: Entry
   });
   const data = { documentId: row.id, documentName: row.document_name, documentType: row.document_type, comment: row.comment };
   await recordDocumentChange(tx, entry, 'DOCUMENT_REQUESTED', data, who, now);
+  await publish(tx, { workspaceId: entry.workspace_id, type: 'document.requested', object: presentDocument(row) });
   return presentDocument(row);
 }
 
@@ -70,6 +72,7 @@ export async function approveDocument(actor: Actor, entryId: number, documentId:
     const now = clock.now();
     const row = await updateDocumentRow(tx, doc.id, { status: 'APPROVED', approved_by: actor.userId, rejection_reason: null }, now);
     await recordDocumentChange(tx, entry, 'DOCUMENT_APPROVED', { documentId: doc.id, from: doc.status }, byUser(actor), now);
+    await publish(tx, { workspaceId: entry.workspace_id, type: 'document.approved', object: presentDocument(row) });
     return presentDocument(row);
   });
 }
@@ -84,6 +87,7 @@ export async function rejectDocument(actor: Actor, entryId: number, documentId: 
     const now = clock.now();
     const row = await updateDocumentRow(tx, doc.id, { status: 'REJECTED', rejection_reason: reason, approved_by: null }, now);
     await recordDocumentChange(tx, entry, 'DOCUMENT_REJECTED', { documentId: doc.id, from: doc.status, reason }, byUser(actor), now);
+    await publish(tx, { workspaceId: entry.workspace_id, type: 'document.rejected', object: presentDocument(row) });
     return presentDocument(row);
   });
 }

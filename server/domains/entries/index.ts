@@ -32,7 +32,7 @@ export type { EntryDraft } from './core/create.js';
 export type { EntryEdit } from './core/change.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';
 export { capTotals } from './core/caps.js';
-export { wireReactions, type EntryReactions } from './core/reactions.js';
+export { wireReactions, type DerivedEntry, type EntryReactions } from './core/reactions.js';
 export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';

@@ -5,6 +5,7 @@ import { iso } from '../../lib/dates.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { PeriodObject } from '../../../shared/contracts/periods.js';
+import { publish } from '../webhooks/index.js';
 import { lockPeriodsExclusive } from './period-lock.js';
 
 type Row = {
@@ -92,6 +93,7 @@ async function setStatus(actor: Actor, id: string, from: 'OPEN' | 'CLOSED', to: 
         transaction: tx,
       },
     );
+    await publish(tx, { workspaceId: updated.workspace_id, type: closing ? 'period.closed' : 'period.reopened', object: present(updated) });
     return present(updated);
   });
 }

@@ -1,9 +1,9 @@
 import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
-import type { LookupFunction } from 'node:net';
 import { isIP } from 'node:net';
+import { pinnedLookup, type ResolvedAddress } from '../../../lib/address-guard.js';
 import { runtime } from '../../../runtime.js';
-import { resolveTarget, type ResolvedAddress } from './address-guard.js';
+import { resolveTarget } from './address-guard.js';
 import { ProviderError } from './provider-error.js';
 
 /**
@@ -43,13 +43,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** base·2^n, with ±20 % jitter so that callers retrying together spread out. */
 const backoffMs = (attempt: number, base: number) => Math.round(base * 2 ** attempt * (0.8 + Math.random() * 0.4));
-
-function pinnedLookup(target: ResolvedAddress): LookupFunction {
-  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
-    if (options?.all) callback(null, [{ address: target.address, family: target.family }]);
-    else callback(null, target.address, target.family);
-  }) as unknown as LookupFunction;
-}
 
 function once(call: HttpCall, target: ResolvedAddress, url: URL, label: string, timeoutMs: number): Promise<HttpAnswer> {
   const hostname = url.hostname.replace(/^\[|\]$/g, '');

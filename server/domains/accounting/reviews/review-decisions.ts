@@ -11,6 +11,7 @@ import { assertActiveCategory } from '../categories/category-rows.js';
 import { loadConnection } from '../connections/connection-rows.js';
 import { runAfterApprovalPush } from './after-approval.js';
 import { findReview, loadReview, OPEN_STATUSES, presentReview, updateReviewRow, type ReviewRow } from './review-rows.js';
+import { publish } from '../../webhooks/index.js';
 import { ensurePendingSync } from './sync-records.js';
 
 /**
@@ -77,6 +78,12 @@ async function decide(
   return updated;
 }
 
+/** The decision's outbound event (CONTRACT §15), in its transaction; returns the review. */
+async function published(tx: Transaction, type: 'review.approved' | 'review.rejected' | 'review.changes_requested', review: ReviewObject) {
+  await publish(tx, { workspaceId: review.entry.workspaceId, type, object: review });
+  return review;
+}
+
 /** QUEUED or IN_REVIEW → IN_REVIEW, with the caller as reviewer; the entry is unchanged. */
 export async function assignReview(actor: Actor, id: string): Promise<ReviewObject> {
   return withOpenReview(actor, id, 'assigned', async (l) => {
@@ -105,7 +112,7 @@ export async function approveReview(actor: Actor, input: { id: string; categoryI
       await ensurePendingSync(l.tx, { workspaceId: review.workspace_id, connectionId: connection.id, entryId: review.entry_id });
     }
     pushAfterCommit = connection?.sync_mode === 'AUTO_PUSH' || connection?.sync_mode === 'BIDIRECTIONAL';
-    return presentReview(review, entry);
+    return published(l.tx, 'review.approved', presentReview(review, entry));
   });
   if (pushAfterCommit) await runAfterApprovalPush(result.id);
   return result;
@@ -116,7 +123,7 @@ export async function rejectReview(actor: Actor, input: { id: string; notes: str
   return withOpenReview(actor, input.id, 'rejected', async (l) => {
     assertEntryCanBecome(l.entry, 'REJECTED');
     const review = await decide(l, actor, 'REJECTED', 'REVIEW_REJECTED', { notes: input.notes });
-    return presentReview(review, await moveEntry(l, 'REJECTED', input.notes, actor));
+    return published(l.tx, 'review.rejected', presentReview(review, await moveEntry(l, 'REJECTED', input.notes, actor)));
   });
 }
 
@@ -125,7 +132,7 @@ export async function requestChanges(actor: Actor, input: { id: string; notes: s
   return withOpenReview(actor, input.id, 'sent back for changes', async (l) => {
     assertEntryCanBecome(l.entry, 'PENDING');
     const review = await decide(l, actor, 'CHANGES_REQUESTED', 'REVIEW_CHANGES_REQUESTED', { notes: input.notes });
-    return presentReview(review, await moveEntry(l, 'PENDING', null, actor));
+    return published(l.tx, 'review.changes_requested', presentReview(review, await moveEntry(l, 'PENDING', null, actor)));
   });
 }
 

@@ -3,7 +3,8 @@ import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { ledger, type EntryRow, type EventActor } from '../../entries/index.js';
 import { intArrayLiteral } from '../pg-arrays.js';
-import type { ReviewRow } from './review-rows.js';
+import { publishMany } from '../../webhooks/index.js';
+import { presentReviews, type ReviewRow } from './review-rows.js';
 
 /**
  * How reviews enter the queue (CONTRACT §8 "create / auto-queue / backfill" and "entry edited"):
@@ -33,6 +34,7 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
     );
   }
   await moveUnderReview(tx, [...seen.keys()], actor);
+  await publishMany(tx, (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })));
 }
 
 /** PENDING → UNDER_REVIEW through the ledger core (status table, event, reactions), entries locked in id order. */

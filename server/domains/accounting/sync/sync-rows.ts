@@ -4,6 +4,7 @@ import { iso } from '../../../lib/dates.js';
 import { notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { SyncObject, SyncStatus } from '../../../../shared/contracts/sync.js';
+import { publish } from '../../webhooks/index.js';
 import type { ExternalEntry } from '../providers/provider.js';
 
 export type SyncRow = {
@@ -93,7 +94,14 @@ type SyncChanges = Partial<Omit<SyncRow, 'id' | 'workspace_id' | 'connection_id'
   external_snapshot?: ExternalEntry | null;
 };
 
-/** Column → value changes in one UPDATE that also sets updated_at. */
+/** The outbound events (CONTRACT §15) of the statuses a sync record is set to. */
+const OUTBOUND_EVENTS: Partial<Record<SyncStatus, 'sync.synced' | 'sync.failed' | 'sync.conflict'>> = {
+  SYNCED: 'sync.synced',
+  FAILED: 'sync.failed',
+  CONFLICT: 'sync.conflict',
+};
+
+/** Column → value changes in one UPDATE that also sets updated_at; a status change publishes its outbound event. */
 export async function updateSync(tx: Transaction, id: string, changes: SyncChanges, now: Date): Promise<SyncRow> {
   const values: Record<string, unknown> = { ...changes };
   if ('external_snapshot' in values)
@@ -103,6 +111,8 @@ export async function updateSync(tx: Transaction, id: string, changes: SyncChang
     `UPDATE accounting_syncs SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE id = :id RETURNING *`,
     { replacements: { ...values, updated_at: now, id }, type: QueryTypes.SELECT, transaction: tx },
   );
+  const event = changes.status && OUTBOUND_EVENTS[changes.status];
+  if (event) await publish(tx, { workspaceId: row.workspace_id, type: event, object: presentSync(row) });
   return row;
 }
 

@@ -156,6 +156,7 @@ export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: nu
   await setEntryTags(tx, row, after);
   const updated = await updateEntryRow(tx, row.id, {}, clock.now());
   await recordEvent(tx, updated, 'TAGS_CHANGED', { from: before, to: after }, actor);
+  await reactions().entryTagsChanged(tx, row, updated, actor);
   return updated;
 }
 
@@ -217,5 +218,6 @@ export async function setReconciledRows(
     changing.map(({ row, matchId }) => ({ entry: row, kind, data: matchId === undefined ? {} : { matchId } })),
     actor,
   );
+  for (const { row } of changing) await reactions().entryReconciled(tx, row, byId.get(Number(row.id))!, actor);
   return items.map((i) => byId.get(Number(i.row.id)) ?? i.row);
 }

@@ -58,7 +58,8 @@ export async function createEntryRow(tx: Transaction, draft: EntryDraft, actor: 
     await recordEvent(tx, original, kind, { [idKey]: row.id, ...eventData }, actor);
     await assertCaps(tx, [row.id]);
   }
-  if (await reactions().entriesCreated(tx, [row], actor)) row = await reloadRow(tx, row.id);
+  const derived = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id };
+  if (await reactions().entriesCreated(tx, [row], actor, derived)) row = await reloadRow(tx, row.id);
   return row;
 }
 

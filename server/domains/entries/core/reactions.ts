@@ -1,6 +1,10 @@
 import type { Transaction } from '../../../db/database.js';
+import type { LinkType } from '../../../../shared/contracts/entries.js';
 import type { EntryRow } from '../entry-rows.js';
 import type { EventActor } from '../events.js';
+
+/** A new entry's origin when it is a refund, reimbursement or correction of another. */
+export type DerivedEntry = { linkType: LinkType; originalEntryId: number };
 
 /**
  * What other domains do, inside the same transaction, when the ledger core changes an entry.
@@ -8,8 +12,11 @@ import type { EventActor } from '../events.js';
  * server/domains/reactions.ts, says which domain function answers each of them.
  */
 export type EntryReactions = {
-  /** New entries (any source): queue the reviews their connections require. True when a reaction changed their rows. */
-  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean>;
+  /**
+   * New entries (any source; `derived` for a refund, reimbursement or correction): their outbound
+   * events, then the reviews their connections require. True when a reaction changed their rows.
+   */
+  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor, derived?: DerivedEntry): Promise<boolean>;
   /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
   entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
@@ -19,6 +26,10 @@ export type EntryReactions = {
    * throw (409) when another domain holds it reconciled (an entry in a bank match, CONTRACT §14).
    */
   assertCanUnreconcile(tx: Transaction, row: EntryRow): Promise<void>;
+  /** The entry's tags were replaced (its outbound entry.updated). */
+  entryTagsChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /** The reconciled flag flipped (manual, or a bank match of §14): entry.reconciled / entry.unreconciled. */
+  entryReconciled(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
 };
 
 let wired: EntryReactions | undefined;

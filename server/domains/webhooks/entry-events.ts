@@ -1,0 +1,51 @@
+import type { Transaction } from '../../db/database.js';
+import { presentEntry, type DerivedEntry, type EntryRow } from '../entries/index.js';
+import { publish, publishMany, type PublishedEventType } from './outbox.js';
+
+/**
+ * The outbound events of entry changes (CONTRACT §15), answered from the ledger core's one
+ * dispatcher (server/domains/reactions.ts): each event carries the entry as that change left it.
+ * A refund, reimbursement or correction is announced by its own type (object: the new entry, with
+ * `data.originalEntryId`) instead of entry.created.
+ */
+
+const DERIVED_TYPE: Record<DerivedEntry['linkType'], PublishedEventType> = {
+  REFUND: 'entry.refunded',
+  REIMBURSEMENT: 'entry.reimbursed',
+  CORRECTION: 'entry.corrected',
+};
+
+const event = (type: PublishedEventType, row: EntryRow, data?: Record<string, unknown>) => ({
+  workspaceId: row.workspace_id,
+  type,
+  object: presentEntry(row),
+  data,
+});
+
+export const entryEvents = {
+  /** New entries (one statement for an ingest batch). */
+  async created(tx: Transaction, rows: EntryRow[], derived?: DerivedEntry): Promise<void> {
+    if (derived)
+      await publishMany(
+        tx,
+        rows.map((r) => event(DERIVED_TYPE[derived.linkType], r, { originalEntryId: derived.originalEntryId })),
+      );
+    else
+      await publishMany(
+        tx,
+        rows.map((r) => event('entry.created', r)),
+      );
+  },
+  /** Fields or tags changed. */
+  async updated(tx: Transaction, after: EntryRow): Promise<void> {
+    await publish(tx, event('entry.updated', after));
+  },
+  /** entry.voided when it became VOIDED, else entry.status_changed (with the previous status). */
+  async statusChanged(tx: Transaction, before: EntryRow, after: EntryRow): Promise<void> {
+    const type = after.entry_status === 'VOIDED' ? 'entry.voided' : 'entry.status_changed';
+    await publish(tx, event(type, after, { previousStatus: before.entry_status }));
+  },
+  async reconciled(tx: Transaction, after: EntryRow): Promise<void> {
+    await publish(tx, event(after.is_reconciled ? 'entry.reconciled' : 'entry.unreconciled', after));
+  },
+};
