@@ -210,6 +210,24 @@ describe.each(PROVIDERS)('sync table with %s', (kind) => {
     expect((await syncOf(w, entry.id)).status).toBe('CONFLICT');
   });
 
+  it('pull: an external amount below what was refunded (CONTRACT §5 caps) → CONFLICT; KEEP_EXTERNAL 409; nothing changes', async () => {
+    const { entry, sync } = await syncedEntry(w, { amountCents: 10_000 });
+    await pull(w);
+    const refund = await api.post(`/entries/${entry.id}/refund`, { amountCents: 6_000 }, { token: w.token });
+    expect(refund.status, refund.text).toBe(200);
+    // the refund is a local change of the family, not of this entry's fields: the record stays SYNCED
+    expect((await syncOf(w, entry.id)).status).toBe('SYNCED');
+    editExternally(w, sync.externalId, { amountCents: 5_000 });
+    expect(expectOkBody(await pull(w))).toMatchObject({ updated: 0, conflicts: 1 });
+    const conflicted = await syncOf(w, entry.id);
+    expect(conflicted.status).toBe('CONFLICT');
+    expect(conflicted.lastError).toMatch(/refund/i);
+    expect((await getEntry(w, entry.id)).amountCents).toBe(10_000);
+    expectErrorBody(await resolve(w, sync.id, 'KEEP_EXTERNAL'), 409, 'CONFLICT');
+    expect((await getEntry(w, entry.id)).amountCents).toBe(10_000);
+    expect((await syncOf(w, entry.id)).status).toBe('CONFLICT');
+  });
+
   it('pull: our own push coming back unchanged is not an external change', async () => {
     await pull(w);
     const { entry } = await syncedEntry(w);
