@@ -11,7 +11,7 @@ beforeAll(async () => {
 });
 
 describe('access (CONTRACT §2, §4, §14)', () => {
-  it('403 without the permission (before membership), 404 for a foreign object, 403 for a foreign workspaceId, 400 for foreign ids in a body', async () => {
+  it('403 without the permission (before membership), 404 for a foreign object (also a bank line named in a match body), 403 for a foreign workspaceId, 400 for other foreign ids in a body', async () => {
     const w = await bankWorld(api);
     await imported(w, camt053([{ date: '2026-01-05', amount: '-10.00', id: 'A' }]));
     const [line] = await lines(w);
@@ -44,11 +44,13 @@ describe('access (CONTRACT §2, §4, §14)', () => {
     expectErrorBody(await api.del(`/reconciliation/matches/${m.id}`, { token: stranger.token }), 404, 'NOT_FOUND');
     expectErrorBody(await api.post(`/bank-accounts/${w.account.id}/auto-match`, {}, { token: stranger.token }), 404, 'NOT_FOUND');
 
-    // foreign ids inside bodies: 400, nothing written
+    // foreign ids inside bodies: 400 (the lines of a match: 404), nothing written
     const otherEntry = await createEntry(other, { baseCurrency: 'EUR', amountCents: 1_000, entryDate: '2026-01-05' });
     await api.del(`/reconciliation/matches/${m.id}`, { token: w.token });
     expectErrorBody(await api.post('/reconciliation/matches', { lineIds: [line.id], entryIds: [otherEntry.id] }, { token: w.token }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.post('/reconciliation/matches', { lineIds: [line.id], entryIds: [entry.id] }, { token: other.token }), 400, 'BAD_REQUEST');
+    // the lines are the objects a match acts on: another workspace's line is a 404, like an absent one
+    expectErrorBody(await api.post('/reconciliation/matches', { lineIds: [line.id], entryIds: [entry.id] }, { token: other.token }), 404, 'NOT_FOUND');
+    expectErrorBody(await api.post('/reconciliation/matches', { lineIds: [line.id], entryIds: [otherEntry.id] }, { token: other.token }), 404, 'NOT_FOUND');
     expectErrorBody(await api.post('/bank-accounts', { ...body, projectId: other.projectId }, { token: w.token }), 400, 'BAD_REQUEST');
     expectErrorBody(await api.post('/bank-accounts', { ...body, partyId: other.parties[0] }, { token: w.token }), 400, 'BAD_REQUEST');
     expectErrorBody(await api.post(`/bank-lines/${line.id}/create-entry`, { partyId: other.parties[0] }, { token: w.token }), 400, 'BAD_REQUEST');

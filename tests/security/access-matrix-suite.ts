@@ -265,7 +265,22 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
         replacements: { ws: ids.workspaceId },
         type: QueryTypes.SELECT,
       });
-      expect(n).toBe(1);
+      expect(n).toBe(2); // the entry above and the one of the bank match
+      const account = await api.get(`/bank-accounts/${ids.bankAccountId}`, t);
+      expect(account.body).toMatchObject({ isActive: true, projectId: tenants.victim.projectIds[0] });
+      const statements = await api.get(`/bank-accounts/${ids.bankAccountId}/statements`, t);
+      expect(statements.body.map((s: any) => s.lineCount)).toEqual([2]);
+      const lines = await api.get(`/bank-accounts/${ids.bankAccountId}/lines`, t);
+      expect(lines.body.items.map((l: any) => [l.id, l.status, l.ignoredReason])).toEqual(
+        expect.arrayContaining([
+          [ids.bankLineId, 'UNMATCHED', null],
+          [tenants.victim.bankLineIds[1], 'MATCHED', null],
+        ]),
+      );
+      expect(lines.body.total).toBe(2);
+      const match = await api.get(`/reconciliation/matches/${ids.bankMatchId}`, t);
+      expect(match.body).toMatchObject({ lineIds: [tenants.victim.bankLineIds[1]], entryIds: [tenants.victim.matchedEntryId], method: 'MANUAL' });
+      expect((await api.get(`/entries/${tenants.victim.matchedEntryId}`, t)).body.isReconciled).toBe(true);
     });
   });
 

@@ -28,6 +28,10 @@ export type ForeignIds = {
   integrationId: string;
   webhookEndpointId: string;
   webhookDeliveryId: string;
+  /** bank account (uuid), bank line (bigint), reconciliation match (uuid): CONTRACT §14 */
+  bankAccountId: string;
+  bankLineId: number;
+  bankMatchId: string;
 };
 
 export type ProbeRequest = {
@@ -60,6 +64,9 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'mappings/parties': 'partyMappingId',
   'mappings/taxes': 'taxMappingId',
   'webhook-endpoints': 'webhookEndpointId',
+  'bank-accounts': 'bankAccountId',
+  'bank-lines': 'bankLineId',
+  'reconciliation/matches': 'bankMatchId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -79,6 +86,7 @@ const ID_BY_FIELD: Record<string, keyof ForeignIds> = {
   parentId: 'categoryId',
   syncId: 'syncId',
   deliveryId: 'webhookDeliveryId',
+  bankAccountId: 'bankAccountId',
 };
 const IDS_BY_FIELD: Record<string, keyof ForeignIds> = {
   projectIds: 'projectId',
@@ -86,6 +94,7 @@ const IDS_BY_FIELD: Record<string, keyof ForeignIds> = {
   tagIds: 'tagId',
   reviewIds: 'reviewId',
   syncIds: 'syncId',
+  lineIds: 'bankLineId',
 };
 
 /** Strings whose schema says only "string" but whose rules live in the service. */
@@ -178,6 +187,22 @@ function objectFor(schema: JsonSchema, ids: ForeignIds): Built {
 /** A small file for multipart bodies (plain text passes the type sniffing). */
 const PROBE_FILE = () => new Blob(['security probe\n'], { type: 'text/plain' });
 
+/** A one-line CSV statement (USD, the victim's bank account currency) and its mapping. */
+export const PROBE_STATEMENT_CSV = 'Date,Amount,Text\n2026-03-20,1.00,security probe\n';
+export const PROBE_CSV_MAPPING = { dateColumn: 'Date', amountColumn: 'Amount', descriptionColumn: 'Text', dateFormat: 'YYYY-MM-DD', decimalSeparator: '.' };
+
+/**
+ * Multipart parts by operation, beyond the required ones: each makes a request that succeeds for
+ * the owner, so that a probe stopped by anything but the access check would show as a 2xx.
+ */
+const MULTIPART_BY_OPERATION: Record<string, Record<string, unknown>> = {
+  importBankStatement: {
+    file: () => new Blob([PROBE_STATEMENT_CSV], { type: 'text/csv' }),
+    format: 'CSV',
+    csvMapping: JSON.stringify(PROBE_CSV_MAPPING),
+  },
+};
+
 export function buildProbeRequest(op: Operation, ids: ForeignIds): ProbeRequest {
   let url = op.path;
   let referencesTenant = false;
@@ -211,6 +236,7 @@ export function buildProbeRequest(op: Operation, ids: ForeignIds): ProbeRequest 
       const prop = schema.properties[name] as JsonSchema;
       multipart[name] = prop.format === 'binary' ? PROBE_FILE : sample(name, prop, ids);
     }
+    Object.assign(multipart, MULTIPART_BY_OPERATION[op.operationId]);
   }
   return { method: op.method, url, query, body, multipart, input, referencesTenant };
 }

@@ -17,7 +17,17 @@ import type { ForeignIds } from './probe-requests.js';
 export type Caller = { id: string; email: string; password: string; token: string };
 
 export type Tenants = {
-  victim: { ids: ForeignIds; admin: Caller; apiKey: string; projectIds: number[]; webhookSecret: string };
+  victim: {
+    ids: ForeignIds;
+    admin: Caller;
+    apiKey: string;
+    projectIds: number[];
+    webhookSecret: string;
+    /** the entry matched to the bank line of the victim's match (the other one, `ids.entryId`, stays unreconciled) */
+    matchedEntryId: number;
+    /** the victim's bank lines: `ids.bankLineId` (UNMATCHED) and the one of its match (MATCHED) */
+    bankLineIds: number[];
+  };
   attacker: { workspaceId: number; projectId: number; member: Caller; apiKey: string; integrationId: string };
   projectOnly: Caller;
   lacking: Map<Permission, Caller>;
@@ -139,6 +149,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     'webhook endpoint',
   );
   const delivery = ok(await api.post(`/webhook-endpoints/${endpoint.id}/test`, undefined, t), 'webhook test delivery');
+  const bank = await buildBanking(api, t, { workspaceId: ws.id, projectId, partyId: party.id, marker });
 
   const ids: ForeignIds = {
     workspaceId: ws.id,
@@ -159,6 +170,9 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     integrationId: integration.id,
     webhookEndpointId: endpoint.id,
     webhookDeliveryId: delivery.id,
+    bankAccountId: bank.account.id,
+    bankLineId: bank.unmatchedLine.id,
+    bankMatchId: bank.match.id,
   };
 
   const attackerMember = await caller(api);
@@ -195,9 +209,21 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     review.id,
     sync.id,
     integration.id,
+    endpoint.id,
+    bank.account.id,
+    bank.statement.id,
+    bank.match.id,
   ];
   return {
-    victim: { ids, admin, apiKey: integration.apiKey, projectIds: ws.projectIds, webhookSecret },
+    victim: {
+      ids,
+      admin,
+      apiKey: integration.apiKey,
+      projectIds: ws.projectIds,
+      webhookSecret,
+      matchedEntryId: bank.matchedEntry.id,
+      bankLineIds: [bank.unmatchedLine.id, bank.matchedLine.id],
+    },
     attacker: {
       workspaceId: attackerWs.id,
       projectId: attackerWs.projectIds[0],
@@ -207,7 +233,79 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     },
     projectOnly,
     lacking,
-    secrets: [marker, visibleMarker, admin.email, webhookSecret, integration.apiKey, ...uuids],
+    secrets: [marker, visibleMarker, admin.email, webhookSecret, integration.apiKey, bank.accountNumber, ...uuids],
     visibleToProjectMember: [visibleMarker],
   };
+}
+
+/**
+ * The victim's banking (CONTRACT §14): a USD bank account of its first project (auto-match off, a
+ * full account number that must never come back), a CSV statement of two lines — money in, matched
+ * by hand to an INCOME entry of the same amount, and money out, left UNMATCHED (a candidate of the
+ * victim's EXPENSE entry, so its suggestions are not empty).
+ */
+async function buildBanking(
+  api: Api,
+  t: { token: string },
+  v: { workspaceId: number; projectId: number; partyId: number; marker: string },
+): Promise<{ account: any; accountNumber: string; statement: any; matchedLine: any; unmatchedLine: any; matchedEntry: any; match: any }> {
+  const accountNumber = `${randomBytes(8).readBigUInt64BE() % 10n ** 18n}`.padStart(18, '7');
+  const account = ok(
+    await api.post(
+      '/bank-accounts',
+      {
+        workspaceId: v.workspaceId,
+        name: `${v.marker} bank account`,
+        currency: 'USD',
+        projectId: v.projectId,
+        partyId: v.partyId,
+        accountNumber,
+        autoMatch: false,
+      },
+      t,
+    ),
+    'bank account',
+  );
+  const csv = [
+    'Date,Amount,Text,Payee,Ref',
+    `2026-03-14,50.00,${v.marker} deposit,${v.marker} payer,${v.marker}-in`,
+    `2026-03-16,-123.45,${v.marker} card payment,${v.marker} payee,${v.marker}-out`,
+  ].join('\n');
+  const form = new FormData();
+  form.append('file', new Blob([csv], { type: 'text/csv' }), `${v.marker}-statement.csv`);
+  form.append(
+    'csvMapping',
+    JSON.stringify({
+      dateColumn: 'Date',
+      amountColumn: 'Amount',
+      descriptionColumn: 'Text',
+      counterpartyColumn: 'Payee',
+      referenceColumn: 'Ref',
+      dateFormat: 'YYYY-MM-DD',
+      decimalSeparator: '.',
+    }),
+  );
+  const statement = ok(await api.request('POST', `/bank-accounts/${account.id}/statements`, { ...t, rawBody: form }), 'bank statement');
+  const lines = ok(await api.get(`/bank-accounts/${account.id}/lines`, { ...t, query: { limit: 100 } }), 'bank lines').items as any[];
+  const matchedLine = lines.find((l) => l.amountCents === 5_000);
+  const unmatchedLine = lines.find((l) => l.amountCents === -12_345);
+  if (lines.length !== 2 || !matchedLine || !unmatchedLine) throw new Error(`bank lines: ${JSON.stringify(lines)}`);
+  const matchedEntry = ok(
+    await api.post(
+      '/entries',
+      {
+        projectId: v.projectId,
+        entryType: 'INCOME',
+        amountCents: 5_000,
+        baseCurrency: 'USD',
+        entryDate: '2026-03-14',
+        toPartyId: v.partyId,
+        description: `${v.marker} deposit entry`,
+      },
+      t,
+    ),
+    'entry to match',
+  );
+  const match = ok(await api.post('/reconciliation/matches', { lineIds: [matchedLine.id], entryIds: [matchedEntry.id] }, t), 'bank match');
+  return { account, accountNumber, statement, matchedLine, unmatchedLine, matchedEntry, match };
 }

@@ -8,7 +8,7 @@ const TAG = 'Banking';
 
 export const reconciliationRouter = router({
   create: permitted('entry.reconcile')
-    .meta(op('POST', '/reconciliation/matches', 'createBankMatch', TAG, 'Match bank lines with entries (signed sums equal)', [403, 409]))
+    .meta(op('POST', '/reconciliation/matches', 'createBankMatch', TAG, 'Match bank lines with entries (signed sums equal)', [403, 404, 409]))
     .input(CreateMatchInput)
     .output(MatchObject)
     .mutation(({ ctx, input }) => matches.createMatch(ctx.actor, input)),

@@ -89,7 +89,10 @@ export async function writeMatch(
   return id;
 }
 
-/** Lines of a body, locked: 400 for ids the actor cannot see or lines of several accounts. */
+/**
+ * Lines of a body, locked. The lines are the objects the match acts on: an id that does not exist or
+ * that the actor cannot see is a 404 (CONTRACT §2, as on /bank-lines/{id}); lines of several accounts, 400.
+ */
 async function lockedLines(tx: Transaction, actor: Actor, ids: number[]): Promise<LineForMatch[]> {
   const lines = await db().query<LineForMatch>(
     'SELECT id, workspace_id, bank_account_id, amount_cents, status FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
@@ -98,7 +101,7 @@ async function lockedLines(tx: Transaction, actor: Actor, ids: number[]): Promis
   const visible = lines.filter((l) => scope.canSeeWorkspaceObject(actor, l.workspace_id));
   if (visible.length !== ids.length) {
     const seen = new Set(visible.map((l) => Number(l.id)));
-    throw badRequest(`Bank lines not found: ${ids.filter((id) => !seen.has(id)).join(', ')}`);
+    throw notFound(`Bank lines ${ids.filter((id) => !seen.has(id)).join(', ')}`);
   }
   if (new Set(lines.map((l) => l.bank_account_id)).size > 1) throw badRequest('The lines belong to more than one bank account');
   return lines;
@@ -111,7 +114,7 @@ export async function createMatch(actor: Actor, input: CreateMatchInput): Promis
       'SELECT bank_account_id, workspace_id FROM bank_lines WHERE id = $1',
       { bind: [input.lineIds[0]], type: QueryTypes.SELECT, transaction: tx },
     );
-    if (!first || !scope.canSeeWorkspaceObject(actor, first.workspace_id)) throw badRequest(`Bank lines not found: ${input.lineIds[0]}`);
+    if (!first || !scope.canSeeWorkspaceObject(actor, first.workspace_id)) throw notFound(`Bank lines ${input.lineIds[0]}`);
     const account = await loadAccount(actor, first.bank_account_id, tx, 'share');
     assertActive(account);
     const entries = await lockedEntries(tx, account, input.entryIds); // lock order: entries, then lines
