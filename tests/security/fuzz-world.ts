@@ -68,6 +68,19 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
   );
   expectOk(hooked, 'create connection');
 
+  // banking (CONTRACT §14): an account of the first project, a three-line statement, one line matched to an entry made from it
+  const bank = await api.post('/bank-accounts', { workspaceId, name: 'fuzz bank', currency: 'USD', projectId: projects[0], autoMatch: false }, { token });
+  expectOk(bank, 'create bank account');
+  const statement = new FormData();
+  statement.append('file', new Blob(['Date,Amount,Text\n2026-05-04,120.50,fuzz in\n2026-05-05,-42.00,fuzz out\n2026-05-06,-7.25,fuzz fee\n']), 'fuzz.csv');
+  statement.append(
+    'csvMapping',
+    JSON.stringify({ dateColumn: 'Date', amountColumn: 'Amount', descriptionColumn: 'Text', dateFormat: 'YYYY-MM-DD', decimalSeparator: '.' }),
+  );
+  expectOk(await api.request('POST', `/bank-accounts/${bank.body.id}/statements`, { token, rawBody: statement }), 'import bank statement');
+  const bankLines = await ids('SELECT id FROM bank_lines WHERE bank_account_id = :id ORDER BY id', { id: bank.body.id });
+  expectOk(await api.post(`/bank-lines/${bankLines[0]}/create-entry`, {}, { token }), 'entry from a bank line');
+
   const wss = { ws: workspaceId, other: other.id };
   const q = (table: string, extra = '') =>
     ids(`SELECT id FROM ${table} WHERE workspace_id IN (:ws, :other) ${extra} ORDER BY workspace_id = :other, id LIMIT 12`, wss);
@@ -86,6 +99,9 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
     syncs: await q('accounting_syncs'),
     entrySources: await q('entry_sources'),
     integrations: [target.body.id, '00000000-0000-4000-8000-000000000000'],
+    bankAccounts: [bank.body.id, '00000000-0000-4000-8000-000000000000'],
+    bankLines: bankLines,
+    bankMatches: await q('bank_matches'),
     workspaces: [workspaceId, other.id],
     // never the fuzzing admin itself: deactivating or demoting it would end the run
     users: [spare[0].id, spare[1].id, otherAdmin.id],
@@ -110,6 +126,8 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
     year: [2025, 2026],
     currency: ['USD', 'EUR'],
     baseCurrency: ['USD', 'EUR'],
+    bankAccountId: tables.bankAccounts,
+    lineId: tables.bankLines,
   };
   return {
     api,
@@ -140,6 +158,9 @@ const ID_TABLES: [RegExp, string][] = [
   [/^\/accounting\/reviews\//, 'reviews'],
   [/^\/accounting\/syncs\//, 'syncs'],
   [/^\/integrations\//, 'integrations'],
+  [/^\/bank-accounts\//, 'bankAccounts'],
+  [/^\/bank-lines\//, 'bankLines'],
+  [/^\/reconciliation\/matches\//, 'bankMatches'],
 ];
 
 /** Real ids for the `{id}` path parameter of an operation, chosen by its path. */
