@@ -60,7 +60,7 @@ export const rulesRouter = router({
     .input(RuleIdInput)
     .output(Success)
     .mutation(({ ctx, input }) => rules.deleteRule(ctx.actor, input)),
-  apply: can
+  applyToEntries: can
     .meta(
       op('POST', '/rules/{id}/apply', 'applyRule', TAG, 'Apply a saved rule to existing entries', [403, 404, 409], {
         description:
