@@ -3,6 +3,7 @@ import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
+import { seedDemoRules } from './demo-rules.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -62,6 +63,7 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
     await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
   }
   return { seeded: true, workspaceId: base.workspaceId };
 }

@@ -85,6 +85,7 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
     reviews: await q('accounting_reviews'),
     syncs: await q('accounting_syncs'),
     entrySources: await q('entry_sources'),
+    rules: await q('rules'),
     integrations: [target.body.id, '00000000-0000-4000-8000-000000000000'],
     workspaces: [workspaceId, other.id],
     // never the fuzzing admin itself: deactivating or demoting it would end the run
@@ -140,6 +141,7 @@ const ID_TABLES: [RegExp, string][] = [
   [/^\/accounting\/reviews\//, 'reviews'],
   [/^\/accounting\/syncs\//, 'syncs'],
   [/^\/integrations\//, 'integrations'],
+  [/^\/rules\//, 'rules'],
 ];
 
 /** Real ids for the `{id}` path parameter of an operation, chosen by its path. */

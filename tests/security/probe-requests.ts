@@ -26,6 +26,7 @@ export type ForeignIds = {
   reviewId: string;
   syncId: string;
   integrationId: string;
+  ruleId: string;
 };
 
 export type ProbeRequest = {
@@ -57,6 +58,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   syncs: 'syncId',
   'mappings/parties': 'partyMappingId',
   'mappings/taxes': 'taxMappingId',
+  rules: 'ruleId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */

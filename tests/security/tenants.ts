@@ -130,6 +130,19 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   const sync = ok(await api.post('/accounting/sync/push', { connectionId: connection.id, entryId: entry.id }, t), 'push');
   const review = ok(await api.post('/accounting/reviews', { entryId: entry.id, connectionId: connection.id }, t), 'review');
   const integration = ok(await api.post('/integrations', { workspaceId: ws.id, name: `${marker} integration` }, t), 'integration');
+  const rule = ok(
+    await api.post(
+      '/rules',
+      {
+        workspaceId: ws.id,
+        name: `${marker} rule`,
+        conditions: [{ field: 'description', operator: 'contains', value: `${marker} condition` }],
+        actions: [{ type: 'SET_CATEGORY', categoryId: category.id }],
+      },
+      t,
+    ),
+    'rule',
+  );
   const sources = ok(await api.get('/entry-sources', { ...t, query: { workspaceId: ws.id } }), 'entry sources') as { id: number }[];
 
   const ids: ForeignIds = {
@@ -149,6 +162,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     reviewId: review.id,
     syncId: sync.id,
     integrationId: integration.id,
+    ruleId: rule.id,
   };
 
   const attackerMember = await caller(api);
@@ -185,6 +199,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     review.id,
     sync.id,
     integration.id,
+    rule.id,
   ];
   return {
     victim: { ids, admin, apiKey: integration.apiKey, projectIds: ws.projectIds, webhookSecret },

@@ -8,6 +8,8 @@
  *   the rules applied (for RULE_APPLIED events) and the documents they request.
  */
 export { rulesRouter } from './rules.router.js';
+export { createRule } from './rules.service.js';
+export { applyRule } from './apply.service.js';
 export { ruleCache } from './rule-cache.js';
 export type { LoadedRuleSet } from './rule-cache.js';
 export { evaluateRules, counterpartyOf } from './engine.js';
