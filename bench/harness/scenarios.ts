@@ -11,6 +11,7 @@ import { metered, type Metered } from './cpu.js';
 import type { ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
+import { rulesScenarios } from './rules-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -239,6 +240,9 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('CSV export', () => exportScenario(c));
     await step('POST /entries', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));
+    const rules = rulesScenarios(c);
+    await step('rules: ingest', rules.ingest);
+    await step('rules: POST /entries', rules.post);
   } finally {
     await client.end();
     await pool.end();

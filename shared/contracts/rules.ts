@@ -1,5 +1,18 @@
 import { z } from 'zod/v4';
-import { BigIntIdValue, Currency, CountValue, IntId, IntIdValue, IsoDate, NAME_MAX, Text, TEXT_MAX, Timestamp, Uuid, UuidValue } from './common.js';
+import {
+  BigIntIdValue,
+  Currency,
+  CountValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  NAME_MAX,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
 import { DOCUMENT_NAME_MAX, DocumentType } from './documents.js';
 import { AmountCents, EntryType, MAX_ENTRY_TAGS } from './entries.js';
 
@@ -69,7 +82,9 @@ export const RuleAction = z.discriminatedUnion('type', [
   z.object({ type: z.literal('SET_CATEGORY'), categoryId: Uuid }).strict(),
   z.object({ type: z.literal('ADD_TAGS'), tagIds: z.array(IntId).min(1).max(MAX_ENTRY_TAGS) }).strict(),
   z.object({ type: z.literal('SET_PROJECT'), projectId: IntId }).strict(),
-  z.object({ type: z.literal('SET_PARTY'), partyId: IntId.describe("the counterparty side: INCOME's from-party, EXPENSE's to-party") }).strict(),
+  z
+    .object({ type: z.literal('SET_PARTY'), partyId: IntId.describe("the counterparty side: INCOME's from-party, EXPENSE's to-party") })
+    .strict(),
   z.object({ type: z.literal('SET_EXCLUDE_FROM_SYNC'), value: z.boolean() }).strict(),
   z.object({ type: z.literal('SET_DESCRIPTION'), description: z.string().max(TEXT_MAX) }).strict(),
   z

@@ -26,8 +26,12 @@ const apply = async (ruleId: string, body: Record<string, unknown> = {}, world: 
   return res.body as { matched: number; changed: number; skipped: number };
 };
 const categoryOf = async (entryId: number) =>
-  (await db().query<{ category_id: string | null }>('SELECT category_id FROM entries WHERE id = :id', { replacements: { id: entryId }, type: QueryTypes.SELECT }))[0]
-    .category_id;
+  (
+    await db().query<{ category_id: string | null }>('SELECT category_id FROM entries WHERE id = :id', {
+      replacements: { id: entryId },
+      type: QueryTypes.SELECT,
+    })
+  )[0].category_id;
 
 describe('apply', () => {
   it('changes matching entries with their events, skipping VOIDED, CANCELLED, closed-period and unchanged ones', async () => {
@@ -100,18 +104,35 @@ describe('apply', () => {
     const ws = await ruleWorld(api);
     const march = await createEntry(ws, { description: 'fuel', entryDate: '2026-03-15' });
     const may = await createEntry(ws, { description: 'fuel', entryDate: '2026-05-15' });
-    const rule = await createRule(ws, { conditions: [condition('description', 'equals', 'fuel')], actions: [{ type: 'SET_CATEGORY', categoryId: ws.categories[1] }] });
+    const rule = await createRule(ws, {
+      conditions: [condition('description', 'equals', 'fuel')],
+      actions: [{ type: 'SET_CATEGORY', categoryId: ws.categories[1] }],
+    });
     expect(await apply(rule.id, { fromDate: '2026-03-01', toDate: '2026-03-31' }, ws)).toEqual({ matched: 1, changed: 1, skipped: 0 });
     expect(await categoryOf(march.id)).toBe(ws.categories[1]);
     expect(await categoryOf(may.id)).toBeNull();
-    expectErrorBody(await api.post(`/rules/${rule.id}/apply`, { fromDate: '2026-05-01', toDate: '2026-04-01' }, { token: ws.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.post(`/rules/${rule.id}/apply`, { fromDate: '2026-05-01', toDate: '2026-04-01' }, { token: ws.token }),
+      400,
+      'BAD_REQUEST',
+    );
     expectErrorBody(await api.post(`/rules/${rule.id}/apply`, { extra: 1 }, { token: ws.token }), 400, 'BAD_REQUEST');
   });
 
   it('SET_PROJECT, SET_PARTY (the counterparty side) and SET_EXCLUDE_FROM_SYNC; a SYNCED entry becomes STALE', async () => {
     const connection = await createConnection(w, { requireReview: false, requireCompletenessForSync: false, syncMode: 'MANUAL_PUSH' });
-    const expense = await createEntry(w, { description: 'Cloud hosting', entryType: 'EXPENSE', fromPartyId: w.parties[0], toPartyId: w.parties[1] });
-    const income = await createEntry(w, { description: 'Cloud resale', entryType: 'INCOME', fromPartyId: w.parties[2], toPartyId: w.parties[0] });
+    const expense = await createEntry(w, {
+      description: 'Cloud hosting',
+      entryType: 'EXPENSE',
+      fromPartyId: w.parties[0],
+      toPartyId: w.parties[1],
+    });
+    const income = await createEntry(w, {
+      description: 'Cloud resale',
+      entryType: 'INCOME',
+      fromPartyId: w.parties[2],
+      toPartyId: w.parties[0],
+    });
     const pushed = await api.post('/accounting/sync/push', { entryId: expense.id, connectionId: connection.id }, { token: w.token });
     expect(pushed.status, pushed.text).toBe(200);
     expect(pushed.body.status).toBe('SYNCED');
@@ -136,7 +157,10 @@ describe('apply', () => {
     const ws = await ruleWorld(api);
     const category = await createCategory(ws, { name: 'Soon inactive' });
     await createEntry(ws, { description: 'stationery' });
-    const rule = await createRule(ws, { conditions: [condition('description', 'equals', 'stationery')], actions: [{ type: 'SET_CATEGORY', categoryId: category.id }] });
+    const rule = await createRule(ws, {
+      conditions: [condition('description', 'equals', 'stationery')],
+      actions: [{ type: 'SET_CATEGORY', categoryId: category.id }],
+    });
     expect((await api.del(`/accounting/categories/${category.id}`, { token: ws.token })).status).toBe(200);
     const before = await ledgerState(ws.workspaceId);
     expectErrorBody(await api.post(`/rules/${rule.id}/apply`, {}, { token: ws.token }), 409, 'CONFLICT');
@@ -161,7 +185,10 @@ describe('apply', () => {
       expect(res.status, res.text).toBe(200);
       expect(res.body.created).toBe(700);
     }
-    const rule = await createRule(ws, { conditions: [condition('description', 'startsWith', 'card payment')], actions: [{ type: 'ADD_TAGS', tagIds: [ws.tags[1]] }] });
+    const rule = await createRule(ws, {
+      conditions: [condition('description', 'startsWith', 'card payment')],
+      actions: [{ type: 'ADD_TAGS', tagIds: [ws.tags[1]] }],
+    });
     expect(await apply(rule.id, {}, ws)).toEqual({ matched: 234, changed: 234, skipped: 0 });
     const [{ n }] = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM entry_tags WHERE tag_id = :tag', {
       replacements: { tag: ws.tags[1] },

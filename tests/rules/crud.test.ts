@@ -71,9 +71,20 @@ describe('rules: create, read, update, delete', () => {
       { token: w.token },
     );
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: 'After', priority: 3, isActive: false, match: 'ANY', stopProcessing: true, triggers: ['INGEST'] });
+    expect(res.body).toMatchObject({
+      name: 'After',
+      priority: 3,
+      isActive: false,
+      match: 'ANY',
+      stopProcessing: true,
+      triggers: ['INGEST'],
+    });
     expect(res.body.conditions).toEqual(rule.conditions);
-    expectErrorBody(await api.patch(`/rules/${rule.id}`, { conditions: [condition('description', 'matches', '(a)\\1')] }, { token: w.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.patch(`/rules/${rule.id}`, { conditions: [condition('description', 'matches', '(a)\\1')] }, { token: w.token }),
+      400,
+      'BAD_REQUEST',
+    );
     expectErrorBody(await api.patch(`/rules/${rule.id}`, { workspaceId: other.workspaceId }, { token: w.token }), 400, 'BAD_REQUEST');
     const del = await api.del(`/rules/${rule.id}`, { token: w.token });
     expect(del.status).toBe(200);
@@ -162,7 +173,7 @@ describe('rules: validation (400)', () => {
     await bad({ conditions: [condition('description', 'matches', 'a'.repeat(201))] });
   });
 
-  it('ids in conditions and actions must be the workspace\'s (400), a category active', async () => {
+  it("ids in conditions and actions must be the workspace's (400), a category active", async () => {
     await bad({ actions: [{ type: 'SET_CATEGORY', categoryId: other.categories[0] }] });
     await bad({ actions: [{ type: 'SET_CATEGORY', categoryId: '00000000-0000-4000-8000-000000000000' }] });
     await bad({ actions: [{ type: 'ADD_TAGS', tagIds: [w.tags[0], other.tags[0]] }] });
@@ -235,7 +246,11 @@ describe('rules: access', () => {
     expectErrorBody(await api.get('/rules', { token: outsider, query: { workspaceId: w.workspaceId } }), 403, 'FORBIDDEN');
     expectErrorBody(await api.post('/rules', ruleBody(w), { token: outsider }), 403, 'FORBIDDEN');
     expectErrorBody(
-      await api.post('/rules/preview', { workspaceId: w.workspaceId, conditions: rule.conditions, actions: rule.actions }, { token: outsider }),
+      await api.post(
+        '/rules/preview',
+        { workspaceId: w.workspaceId, conditions: rule.conditions, actions: rule.actions },
+        { token: outsider },
+      ),
       403,
       'FORBIDDEN',
     );

@@ -32,7 +32,12 @@ describe('demo seed: rules', () => {
           AND e.description IN ('Office rent', 'Cloud hosting', 'Software licences', 'Flight to client')`,
       { replacements: { ws: workspaceId }, type: QueryTypes.SELECT },
     );
-    const expected: Record<string, string> = { 'Office rent': '6100', 'Cloud hosting': '6200', 'Software licences': '6200', 'Flight to client': '6300' };
+    const expected: Record<string, string> = {
+      'Office rent': '6100',
+      'Cloud hosting': '6200',
+      'Software licences': '6200',
+      'Flight to client': '6300',
+    };
     const writable = rows.filter((r) => r.writable);
     expect(writable.length).toBeGreaterThan(5);
     for (const r of writable) expect([r.description, r.code]).toEqual([r.description, expected[r.description]]);

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { compileRule, evaluateRules, RulePatternError, type RuleDefinition, type RuleDraft, type RuleSet } from '../../server/domains/rules/engine.js';
+import {
+  compileRule,
+  evaluateRules,
+  RulePatternError,
+  type RuleDefinition,
+  type RuleDraft,
+  type RuleSet,
+} from '../../server/domains/rules/engine.js';
 
 /**
  * The engine alone (pure, in memory): the order rules run in, each seeing the changes of the ones
@@ -44,13 +51,20 @@ const ctx = { partyNames: names };
 describe('evaluateRules', () => {
   it('runs in the order given (priority order), each rule seeing the changes of the ones before', () => {
     const rename = rule({ actions: [{ type: 'SET_DESCRIPTION', description: 'Taxi' }] });
-    const taxi = rule({ conditions: [{ field: 'description', operator: 'equals', value: 'taxi' }], actions: [{ type: 'ADD_TAGS', tagIds: [7] }] });
+    const taxi = rule({
+      conditions: [{ field: 'description', operator: 'equals', value: 'taxi' }],
+      actions: [{ type: 'ADD_TAGS', tagIds: [7] }],
+    });
     const stillUber = rule({ actions: [{ type: 'ADD_TAGS', tagIds: [8] }] });
     const result = evaluateRules(set(rename, taxi, stillUber), draft(), ctx, 'CREATE');
     expect(result.draft.description).toBe('Taxi');
     expect(result.draft.tagIds).toEqual([7]);
     expect(result.applied.map((a) => a.ruleId)).toEqual([rename.id, taxi.id]);
-    expect(result.applied[0]).toEqual({ ruleId: rename.id, ruleName: rename.name, changes: { description: { from: 'Uber trip', to: 'Taxi' } } });
+    expect(result.applied[0]).toEqual({
+      ruleId: rename.id,
+      ruleName: rename.name,
+      changes: { description: { from: 'Uber trip', to: 'Taxi' } },
+    });
     // the other order: the taxi rule sees the original description
     const reversed = evaluateRules(set(taxi, rename, stillUber), draft(), ctx, 'CREATE');
     expect(reversed.applied.map((a) => a.ruleId)).toEqual([rename.id]);
@@ -74,7 +88,10 @@ describe('evaluateRules', () => {
 
   it('counterparty: a SET_PARTY of an earlier rule is the counterparty later rules see; BANK reads the bank line', () => {
     const toLyft = rule({ actions: [{ type: 'SET_PARTY', partyId: 30 }] });
-    const lyft = rule({ conditions: [{ field: 'counterparty', operator: 'startsWith', value: 'LYFT' }], actions: [{ type: 'ADD_TAGS', tagIds: [99] }] });
+    const lyft = rule({
+      conditions: [{ field: 'counterparty', operator: 'startsWith', value: 'LYFT' }],
+      actions: [{ type: 'ADD_TAGS', tagIds: [99] }],
+    });
     const result = evaluateRules(set(toLyft, lyft), draft(), ctx, 'CREATE');
     expect(result.draft.toPartyId).toBe(30);
     expect(result.draft.fromPartyId).toBe(10);
@@ -89,7 +106,10 @@ describe('evaluateRules', () => {
     const noop = rule({ actions: [{ type: 'SET_EXCLUDE_FROM_SYNC', value: false }] });
     const result = evaluateRules(set(ask, noop), draft(), ctx, 'CREATE');
     expect(result.documentRequests).toEqual([{ documentName: 'Receipt', documentType: 'BASIS' }]);
-    expect(result.applied.map((a) => a.changes)).toEqual([{ documentsRequested: [{ documentName: 'Receipt', documentType: 'BASIS' }] }, {}]);
+    expect(result.applied.map((a) => a.changes)).toEqual([
+      { documentsRequested: [{ documentName: 'Receipt', documentType: 'BASIS' }] },
+      {},
+    ]);
   });
 });
 

@@ -38,7 +38,10 @@ export async function createRule(w: RuleWorld, overrides: Record<string, unknown
   return res.body;
 }
 
-export async function preview(w: RuleWorld, body: Record<string, unknown>): Promise<{ matched: number; items: { entryId: number; changes: any }[] }> {
+export async function preview(
+  w: RuleWorld,
+  body: Record<string, unknown>,
+): Promise<{ matched: number; items: { entryId: number; changes: any }[] }> {
   const res = await w.api.post('/rules/preview', { workspaceId: w.workspaceId, ...body }, { token: w.token });
   expectOk(res, 'preview');
   return res.body;

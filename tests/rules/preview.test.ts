@@ -24,10 +24,41 @@ beforeAll(async () => {
   const [acme, globex, initech, umbrella] = w.parties;
   e = {
     // EXPENSE: counterparty is the to-party; INCOME: the from-party
-    taxi: await createEntry(w, { description: 'Uber TAXI ride 42', reference: 'TX-1', amountCents: 2_500, toPartyId: globex, fromPartyId: acme, entryDate: '2026-03-01' }),
-    hotel: await createEntry(w, { description: 'Hotel Paris', reference: 'hp-9', amountCents: 40_000, toPartyId: initech, fromPartyId: acme, baseCurrency: 'EUR', entryDate: '2026-03-03' }),
-    salary: await createEntry(w, { entryType: 'INCOME', description: 'Consulting fee', reference: undefined, amountCents: 100_000, fromPartyId: umbrella, toPartyId: acme, projectId: w.projectIds[1], entryDate: '2026-03-02' }),
-    bare: await createEntry(w, { description: undefined, reference: undefined, fromPartyId: undefined, toPartyId: undefined, amountCents: 1, entryDate: '2026-02-01' }),
+    taxi: await createEntry(w, {
+      description: 'Uber TAXI ride 42',
+      reference: 'TX-1',
+      amountCents: 2_500,
+      toPartyId: globex,
+      fromPartyId: acme,
+      entryDate: '2026-03-01',
+    }),
+    hotel: await createEntry(w, {
+      description: 'Hotel Paris',
+      reference: 'hp-9',
+      amountCents: 40_000,
+      toPartyId: initech,
+      fromPartyId: acme,
+      baseCurrency: 'EUR',
+      entryDate: '2026-03-03',
+    }),
+    salary: await createEntry(w, {
+      entryType: 'INCOME',
+      description: 'Consulting fee',
+      reference: undefined,
+      amountCents: 100_000,
+      fromPartyId: umbrella,
+      toPartyId: acme,
+      projectId: w.projectIds[1],
+      entryDate: '2026-03-02',
+    }),
+    bare: await createEntry(w, {
+      description: undefined,
+      reference: undefined,
+      fromPartyId: undefined,
+      toPartyId: undefined,
+      amountCents: 1,
+      entryDate: '2026-02-01',
+    }),
   };
 });
 
@@ -81,15 +112,28 @@ describe('preview: results', () => {
     const all = await preview(w, { conditions: [condition('amountCents', 'gte', 1)], actions: KEEP, limit: 2 });
     expect(all.matched).toBe(4);
     expect(all.items.map((i) => i.entryId)).toEqual([e.hotel.id, e.salary.id]);
-    const march = await preview(w, { conditions: [condition('amountCents', 'gte', 1)], actions: KEEP, fromDate: '2026-03-01', toDate: '2026-03-02' });
+    const march = await preview(w, {
+      conditions: [condition('amountCents', 'gte', 1)],
+      actions: KEEP,
+      fromDate: '2026-03-01',
+      toDate: '2026-03-02',
+    });
     expect(march.items.map((i) => i.entryId)).toEqual([e.salary.id, e.taxi.id]);
     expect(march.matched).toBe(2);
     const noLimit = await preview(w, { conditions: [condition('amountCents', 'gte', 1)], actions: KEEP });
     expect(noLimit.items).toHaveLength(4); // default 20
     const body = { workspaceId: w.workspaceId, conditions: [condition('amountCents', 'gte', 1)], actions: KEEP };
     expectErrorBody(await api.post('/rules/preview', { ...body, limit: 101 }, { token: w.token }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.post('/rules/preview', { ...body, fromDate: '2026-03-02', toDate: '2026-03-01' }, { token: w.token }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.post('/rules/preview', { ...body, actions: [{ type: 'SET_PROJECT', projectId: 999_999 }] }, { token: w.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.post('/rules/preview', { ...body, fromDate: '2026-03-02', toDate: '2026-03-01' }, { token: w.token }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectErrorBody(
+      await api.post('/rules/preview', { ...body, actions: [{ type: 'SET_PROJECT', projectId: 999_999 }] }, { token: w.token }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('each item carries the changes the actions would make, as {field: {from, to}}', async () => {
@@ -120,10 +164,16 @@ describe('preview: results', () => {
       },
     ]);
     // INCOME: the counterparty is the from-party
-    const income = await preview(w, { conditions: [condition('entryType', 'eq', 'INCOME')], actions: [{ type: 'SET_PARTY', partyId: w.parties[2] }] });
+    const income = await preview(w, {
+      conditions: [condition('entryType', 'eq', 'INCOME')],
+      actions: [{ type: 'SET_PARTY', partyId: w.parties[2] }],
+    });
     expect(income.items).toEqual([{ entryId: e.salary.id, changes: { fromPartyId: { from: w.parties[3], to: w.parties[2] } } }]);
     // a matching entry the actions leave as it is: listed, with no changes
-    const same = await preview(w, { conditions: [condition('entryType', 'eq', 'INCOME')], actions: [{ type: 'SET_PARTY', partyId: w.parties[3] }] });
+    const same = await preview(w, {
+      conditions: [condition('entryType', 'eq', 'INCOME')],
+      actions: [{ type: 'SET_PARTY', partyId: w.parties[3] }],
+    });
     expect(same).toEqual({ matched: 1, items: [{ entryId: e.salary.id, changes: {} }] });
   });
 

@@ -37,7 +37,10 @@ describe('catastrophic patterns', () => {
     ]);
     expect(health.status).toBe(200);
     expect(previewed.status).toBe(200);
-    expect(previewed.body).toEqual({ matched: 1, items: [{ entryId: matching.id, changes: { excludeFromSync: { from: false, to: true } } }] });
+    expect(previewed.body).toEqual({
+      matched: 1,
+      items: [{ entryId: matching.id, changes: { excludeFromSync: { from: false, to: true } } }],
+    });
     expect(applied.status).toBe(200);
     expect(applied.body.matched).toBe(1);
   });

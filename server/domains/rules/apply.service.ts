@@ -20,7 +20,12 @@ export async function applyRule(actor: Actor, input: ApplyRuleInput): Promise<Ap
   const rule = await compiledForApply(row.workspace_id, definitionOf(row));
   let matched = 0;
   let changed = 0;
-  for await (const chunk of scanEntries({ workspaceId: row.workspace_id, fromDate: input.fromDate, toDate: input.toDate, liveOnly: false })) {
+  for await (const chunk of scanEntries({
+    workspaceId: row.workspace_id,
+    fromDate: input.fromDate,
+    toDate: input.toDate,
+    liveOnly: false,
+  })) {
     const candidates: number[] = [];
     for (const entry of chunk) {
       const effect = effectOn(rule, entry);

@@ -1,13 +1,7 @@
 import RE2 from 're2';
 import type { EntryType } from '../../../shared/contracts/entries.js';
 import type { DocumentType } from '../../../shared/contracts/documents.js';
-import type {
-  RuleAction,
-  RuleChanges,
-  RuleCondition,
-  RuleMatch,
-  RuleTrigger,
-} from '../../../shared/contracts/rules.js';
+import type { RuleAction, RuleChanges, RuleCondition, RuleMatch, RuleTrigger } from '../../../shared/contracts/rules.js';
 
 /**
  * The rule engine of CONTRACT §16: pure and in memory. A rule set is compiled once (patterns
@@ -118,9 +112,13 @@ function compileCondition(c: RuleCondition): Predicate {
         return (d) => d.amountCents >= min && d.amountCents <= max;
       }
       const v = c.value;
-      const compare = { eq: (a: number) => a === v, gt: (a: number) => a > v, gte: (a: number) => a >= v, lt: (a: number) => a < v, lte: (a: number) => a <= v }[
-        c.operator
-      ];
+      const compare = {
+        eq: (a: number) => a === v,
+        gt: (a: number) => a > v,
+        gte: (a: number) => a >= v,
+        lt: (a: number) => a < v,
+        lte: (a: number) => a <= v,
+      }[c.operator];
       return (d) => compare(d.amountCents);
     }
     case 'entryType': {
@@ -162,7 +160,10 @@ export function ruleMatches(rule: CompiledRule, draft: RuleDraft, ctx: RuleConte
 const sameTags = (a: number[], b: number[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
 /** The draft after one rule's actions, and what they changed. */
-export function applyActions(rule: CompiledRule, draft: RuleDraft): { draft: RuleDraft; changes: RuleChanges; documentRequests: DocumentRequest[] } {
+export function applyActions(
+  rule: CompiledRule,
+  draft: RuleDraft,
+): { draft: RuleDraft; changes: RuleChanges; documentRequests: DocumentRequest[] } {
   const next: RuleDraft = { ...draft, tagIds: [...draft.tagIds] };
   const documentRequests: DocumentRequest[] = [];
   for (const action of rule.actions) {
@@ -204,7 +205,8 @@ export function diff(before: RuleDraft, after: RuleDraft, documentRequests: Docu
   if (before.projectId !== after.projectId) changes.projectId = { from: before.projectId, to: after.projectId };
   if (before.fromPartyId !== after.fromPartyId) changes.fromPartyId = { from: before.fromPartyId, to: after.fromPartyId };
   if (before.toPartyId !== after.toPartyId) changes.toPartyId = { from: before.toPartyId, to: after.toPartyId };
-  if (before.excludeFromSync !== after.excludeFromSync) changes.excludeFromSync = { from: before.excludeFromSync, to: after.excludeFromSync };
+  if (before.excludeFromSync !== after.excludeFromSync)
+    changes.excludeFromSync = { from: before.excludeFromSync, to: after.excludeFromSync };
   if (before.description !== after.description) changes.description = { from: before.description, to: after.description };
   if (documentRequests.length > 0) changes.documentsRequested = documentRequests;
   return changes;

@@ -13,7 +13,12 @@ export async function previewRule(actor: Actor, input: PreviewRuleInput): Promis
   const rule = await validateRule(undefined, input.workspaceId, input);
   let matched = 0;
   const items: PreviewRuleResult['items'] = [];
-  for await (const chunk of scanEntries({ workspaceId: input.workspaceId, fromDate: input.fromDate, toDate: input.toDate, liveOnly: true })) {
+  for await (const chunk of scanEntries({
+    workspaceId: input.workspaceId,
+    fromDate: input.fromDate,
+    toDate: input.toDate,
+    liveOnly: true,
+  })) {
     for (const entry of chunk) {
       const effect = effectOn(rule, entry);
       if (!effect) continue;

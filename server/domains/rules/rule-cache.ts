@@ -63,7 +63,14 @@ export const ruleCache = new RuleCache();
 /** The rules of a workspace as they will run: active ones, in priority order, with actions on ids no longer usable dropped. */
 async function readRuleSet(tx: Transaction | undefined, workspaceId: number): Promise<LoadedRuleSet> {
   const rows = await listRuleRows(workspaceId, { activeOnly: true, tx });
-  const usable = await usableRefs(tx, workspaceId, refsOf([], rows.flatMap((r) => r.actions)));
+  const usable = await usableRefs(
+    tx,
+    workspaceId,
+    refsOf(
+      [],
+      rows.flatMap((r) => r.actions),
+    ),
+  );
   const stillUsable = (a: RuleAction): RuleAction | undefined => {
     switch (a.type) {
       case 'SET_CATEGORY':

@@ -36,7 +36,12 @@ export async function usableRefs(
                 WHERE workspace_id = $1 AND is_active AND id = ANY($5::uuid[])`,
     { bind: [workspaceId, refs.projectIds, refs.partyIds, refs.tagIds, refs.categoryIds], type: QueryTypes.SELECT, transaction: tx },
   );
-  const usable = { projectIds: new Set<number>(), partyNames: new Map<number, string>(), tagIds: new Set<number>(), categoryIds: new Set<string>() };
+  const usable = {
+    projectIds: new Set<number>(),
+    partyNames: new Map<number, string>(),
+    tagIds: new Set<number>(),
+    categoryIds: new Set<string>(),
+  };
   for (const r of rows) {
     if (r.kind === 'project') usable.projectIds.add(Number(r.id));
     else if (r.kind === 'party') usable.partyNames.set(Number(r.id), r.name ?? '');

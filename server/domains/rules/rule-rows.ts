@@ -60,9 +60,12 @@ export async function loadRule(actor: Actor, id: string, tx?: Transaction, forUp
 }
 
 export async function listRuleRows(workspaceId: number, opts: { activeOnly?: boolean; tx?: Transaction } = {}): Promise<RuleRow[]> {
-  return db().query<RuleRow>(`SELECT * FROM rules WHERE workspace_id = :ws${opts.activeOnly ? ' AND is_active' : ''} ORDER BY ${RULE_ORDER}`, {
-    replacements: { ws: workspaceId },
-    type: QueryTypes.SELECT,
-    transaction: opts.tx,
-  });
+  return db().query<RuleRow>(
+    `SELECT * FROM rules WHERE workspace_id = :ws${opts.activeOnly ? ' AND is_active' : ''} ORDER BY ${RULE_ORDER}`,
+    {
+      replacements: { ws: workspaceId },
+      type: QueryTypes.SELECT,
+      transaction: opts.tx,
+    },
+  );
 }

@@ -39,7 +39,8 @@ export const rulesRouter = router({
   preview: can
     .meta(
       op('POST', '/rules/preview', 'previewRule', TAG, 'What a rule would change on existing entries (nothing changes)', [403], {
-        description: 'Over entries that are not VOIDED or CANCELLED: `matched` counts every matching entry, `items` holds at most `limit` of them, newest entryDate first.',
+        description:
+          'Over entries that are not VOIDED or CANCELLED: `matched` counts every matching entry, `items` holds at most `limit` of them, newest entryDate first.',
       }),
     )
     .input(PreviewRuleInput)

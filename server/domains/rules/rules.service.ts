@@ -3,12 +3,7 @@ import { db, transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { conflict } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
-import {
-  RULES_PER_WORKSPACE_MAX,
-  type CreateRuleInput,
-  type RuleObject,
-  type UpdateRuleInput,
-} from '../../../shared/contracts/rules.js';
+import { RULES_PER_WORKSPACE_MAX, type CreateRuleInput, type RuleObject, type UpdateRuleInput } from '../../../shared/contracts/rules.js';
 import { forgetAtCommit } from './rule-cache.js';
 import { listRuleRows, loadRule, presentRule, type RuleRow } from './rule-rows.js';
 import { validateRule } from './rule-validation.js';
