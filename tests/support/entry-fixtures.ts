@@ -62,6 +62,7 @@ export const SHA256 = /^[0-9a-f]{64}$/;
 export const ENTRY_KEYS = [
   'amountCents',
   'baseCurrency',
+  'categoryId',
   'createdAt',
   'createdBy',
   'description',

@@ -4,7 +4,6 @@ import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { chainedEvent, insertEventsSql, type EventActor } from './events.js';
-import { entryHooks } from './entry-hooks.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -19,6 +18,7 @@ export type NewEntry = {
   description?: string | null;
   reference?: string | null;
   excludeFromSync?: boolean;
+  categoryId?: string | null;
   createdBy: string | null;
   items?: { description: string; quantity: number; unitAmountCents: number; amountCents: number; categoryId?: string }[];
   transactions?: { transactionDate: string; amountCents: number; method?: string; externalRef?: string }[];
@@ -41,9 +41,10 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
 const INSERT_ENTRY_SQL = `
 WITH entry AS (
   INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, created_by, created_at, updated_at)
+                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, category_id, created_by, created_at,
+                       updated_at)
   VALUES (:id, :ws, :projectId, :sourceId, :type, 'PENDING', :currency, :amount, :fromParty, :toParty, :date, :description,
-          :reference, :exclude, :createdBy, :now, :now)
+          :reference, :exclude, :categoryId, :createdBy, :now, :now)
   RETURNING *
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
@@ -61,7 +62,7 @@ WITH entry AS (
 )
 SELECT * FROM entry`;
 
-/** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here. */
+/** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here: core/create.ts holds them. */
 export async function insertEntry(
   tx: Transaction,
   e: NewEntry & { id?: number },
@@ -100,6 +101,7 @@ export async function insertEntry(
       description: e.description ?? null,
       reference: e.reference ?? null,
       exclude: e.excludeFromSync ?? false,
+      categoryId: e.categoryId ?? null,
       createdBy: e.createdBy,
       now,
       items: JSON.stringify(
@@ -123,17 +125,6 @@ export async function insertEntry(
       tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
       event: JSON.stringify([event]),
     },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const touched = await entryHooks.created(tx, [row], actor);
-  return touched ? reloadRow(tx, row.id) : row;
-}
-
-/** The row as it is now in this transaction (a hook moved its status). */
-async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
-  const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
-    replacements: { id },
     type: QueryTypes.SELECT,
     transaction: tx,
   });

@@ -37,6 +37,7 @@ export type EventKind =
   | 'SYNC_CONFLICT'
   | 'SYNC_RESOLVED'
   | 'WEBHOOK_RECEIVED'
+  | 'REVIEW_CANCELLED'
   | 'RULE_APPLIED';
 
 type EventRow = {

@@ -4,12 +4,14 @@ import { badRequest } from '../../lib/errors.js';
 
 async function idsIn(
   tx: Transaction,
-  table: 'parties' | 'tags' | 'entry_sources',
+  table: 'projects' | 'parties' | 'tags' | 'entry_sources',
   workspaceId: number,
   ids: number[],
 ): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db().query<{ id: number }>(`SELECT id FROM ${table} WHERE workspace_id = :ws AND id IN (:ids)`, {
+  // an archived tag (CONTRACT §4) cannot be added to entries
+  const usable = table === 'tags' ? ' AND archived_at IS NULL' : '';
+  const rows = await db().query<{ id: number }>(`SELECT id FROM ${table} WHERE workspace_id = :ws AND id IN (:ids)${usable}`, {
     replacements: { ws: workspaceId, ids },
     type: QueryTypes.SELECT,
     transaction: tx,
@@ -17,12 +19,22 @@ async function idsIn(
   return new Set(rows.map((r) => r.id));
 }
 
-/** Parties, tags and entry sources named by an entry write must belong to its workspace (400). */
+/** Projects, parties, (active) tags, entry sources and (active) categories named by an entry write must belong to its workspace (400). */
 export async function assertReferences(
   tx: Transaction,
   workspaceId: number,
-  refs: { partyIds?: (number | null | undefined)[]; tagIds?: number[]; entrySourceId?: number },
+  refs: {
+    projectIds?: (number | null | undefined)[];
+    partyIds?: (number | null | undefined)[];
+    tagIds?: number[];
+    entrySourceId?: number;
+    categoryIds?: (string | null | undefined)[];
+  },
 ): Promise<void> {
+  const projectIds = [...new Set((refs.projectIds ?? []).filter((id): id is number => typeof id === 'number'))];
+  const projects = await idsIn(tx, 'projects', workspaceId, projectIds);
+  const missingProject = projectIds.find((id) => !projects.has(id));
+  if (missingProject !== undefined) throw badRequest(`Project ${missingProject} is not a project of this workspace`);
   const partyIds = [...new Set((refs.partyIds ?? []).filter((id): id is number => typeof id === 'number'))];
   const found = await idsIn(tx, 'parties', workspaceId, partyIds);
   const missingParty = partyIds.find((id) => !found.has(id));
@@ -35,6 +47,20 @@ export async function assertReferences(
     const sources = await idsIn(tx, 'entry_sources', workspaceId, [refs.entrySourceId]);
     if (!sources.has(refs.entrySourceId)) throw badRequest(`Entry source ${refs.entrySourceId} is not a source of this workspace`);
   }
+  await assertActiveCategories(tx, workspaceId, refs.categoryIds ?? []);
+}
+
+/** CONTRACT §5: `items[].categoryId` (and the entry's own) must be an active category of the entry's workspace. */
+async function assertActiveCategories(tx: Transaction, workspaceId: number, categoryIds: (string | null | undefined)[]): Promise<void> {
+  const ids = [...new Set(categoryIds.filter((id): id is string => typeof id === 'string'))];
+  if (ids.length === 0) return;
+  const rows = await db().query<{ id: string }>(
+    'SELECT id FROM accounting_categories WHERE workspace_id = :ws AND is_active AND id IN (:ids)',
+    { replacements: { ws: workspaceId, ids }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  const found = new Set(rows.map((r) => r.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw badRequest(`Category ${missing} is not an active category of this workspace`);
 }
 
 export async function manualSourceId(tx: Transaction, workspaceId: number): Promise<number> {

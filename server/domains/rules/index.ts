@@ -17,5 +17,9 @@ export type { RuleDraft, RuleContext, AppliedRule, DocumentRequest, Evaluation, 
 
 import type { Transaction } from '../../db/database.js';
 import { ruleCache, type LoadedRuleSet } from './rule-cache.js';
+import { prepareNewEntries } from './rules-on-create.js';
+
+/** What rules do when the ledger core creates entries (wired in server/domains/reactions.ts). */
+export const ruleReactions = { prepareNewEntries };
 
 export const loadRuleSet = (tx: Transaction | undefined, workspaceId: number): Promise<LoadedRuleSet> => ruleCache.load(tx, workspaceId);

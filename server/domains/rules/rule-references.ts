@@ -22,7 +22,7 @@ export function refsOf(conditions: RuleCondition[], actions: RuleAction[]): Rule
   return { projectIds: [...refs.projectIds], partyIds: [...refs.partyIds], tagIds: [...refs.tagIds], categoryIds: [...refs.categoryIds] };
 }
 
-/** Which of `refs` are usable in workspace `ws` now: its projects, parties (with their names), tags and active categories. */
+/** Which of `refs` are usable in workspace `ws` now: its projects, parties (with their names), tags not archived and active categories. */
 export async function usableRefs(
   tx: Transaction | undefined,
   workspaceId: number,
@@ -31,7 +31,7 @@ export async function usableRefs(
   const rows = await db().query<{ kind: string; id: string; name: string | null }>(
     `SELECT 'project' AS kind, id::text, NULL AS name FROM projects WHERE workspace_id = $1 AND id = ANY($2::int[])
      UNION ALL SELECT 'party', id::text, name FROM parties WHERE workspace_id = $1 AND id = ANY($3::int[])
-     UNION ALL SELECT 'tag', id::text, NULL FROM tags WHERE workspace_id = $1 AND id = ANY($4::int[])
+     UNION ALL SELECT 'tag', id::text, NULL FROM tags WHERE workspace_id = $1 AND archived_at IS NULL AND id = ANY($4::int[])
      UNION ALL SELECT 'category', id::text, NULL FROM accounting_categories
                 WHERE workspace_id = $1 AND is_active AND id = ANY($5::uuid[])`,
     { bind: [workspaceId, refs.projectIds, refs.partyIds, refs.tagIds, refs.categoryIds], type: QueryTypes.SELECT, transaction: tx },
@@ -51,7 +51,7 @@ export async function usableRefs(
   return usable;
 }
 
-/** Every id a rule names must be the workspace's (categories: active), else 400 (CONTRACT §16). */
+/** Every id a rule names must be the workspace's (categories active, tags not archived), else 400 (CONTRACT §16). */
 export async function assertRefsOfWorkspace(tx: Transaction | undefined, workspaceId: number, refs: RuleRefs): Promise<void> {
   const usable = await usableRefs(tx, workspaceId, refs);
   const project = refs.projectIds.find((id) => !usable.projectIds.has(id));

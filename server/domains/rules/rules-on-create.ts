@@ -1,6 +1,14 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
-import type { RuleTrigger } from '../../../shared/contracts/rules.js';
+import { requestDocumentInTransaction } from '../documents/index.js';
+import {
+  ledger,
+  type CreateTrigger,
+  type EntryRow,
+  type EventActor,
+  type NewEntryFields,
+  type PreparedNewEntries,
+} from '../entries/index.js';
 import { evaluateRules, partyIdsToName, type Evaluation, type RuleDraft } from './engine.js';
 import { ruleCache } from './rule-cache.js';
 
@@ -13,7 +21,7 @@ import { ruleCache } from './rule-cache.js';
 export async function evaluateNewEntries(
   tx: Transaction,
   workspaceId: number,
-  trigger: RuleTrigger,
+  trigger: CreateTrigger,
   drafts: RuleDraft[],
   bankCounterparties?: (string | null | undefined)[],
 ): Promise<Evaluation[]> {
@@ -33,4 +41,50 @@ export async function evaluateNewEntries(
     for (const r of rows) names.set(r.id, r.name);
   }
   return drafts.map((draft, i) => evaluateRules(ruleSet, draft, { partyNames: names, bankCounterparty: bankCounterparties?.[i] }, trigger));
+}
+
+/**
+ * The ledger core's `entriesBeforeCreate` reaction (server/domains/reactions.ts): the drafts as
+ * the rules leave them, and — once inserted — RULE_APPLIED {ruleId, ruleName, changes} per rule
+ * applied (set-based: one statement per round of rules) and the documents the rules request.
+ */
+export async function prepareNewEntries(
+  tx: Transaction,
+  workspaceId: number,
+  trigger: CreateTrigger,
+  drafts: NewEntryFields[],
+  context: { bankCounterparties?: (string | null | undefined)[] },
+): Promise<PreparedNewEntries> {
+  const evaluations = await evaluateNewEntries(tx, workspaceId, trigger, drafts, context.bankCounterparties);
+  return {
+    drafts: evaluations.map((e) => e.draft),
+    afterInsert: (tx2, rows, actor) => recordRuleEffects(tx2, evaluations, rows, actor),
+  };
+}
+
+async function recordRuleEffects(
+  tx: Transaction,
+  evaluations: Evaluation[],
+  rows: (EntryRow | undefined)[],
+  actor: EventActor,
+): Promise<boolean> {
+  const rounds = Math.max(0, ...evaluations.map((e) => e.applied.length));
+  for (let round = 0; round < rounds; round++) {
+    const events = evaluations.flatMap((e, i) => {
+      const row = rows[i];
+      const applied = e.applied[round];
+      return row && applied ? [{ entry: row, kind: 'RULE_APPLIED' as const, data: applied }] : [];
+    });
+    await ledger.recordEvents(tx, events, actor);
+  }
+  let touched = false;
+  for (const [i, e] of evaluations.entries()) {
+    const row = rows[i];
+    if (!row) continue;
+    for (const request of e.documentRequests) {
+      await requestDocumentInTransaction(tx, row, request, actor);
+      touched = true;
+    }
+  }
+  return touched;
 }

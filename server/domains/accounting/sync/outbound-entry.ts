@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
-import type { EntryRow } from '../../entries/entry-rows.js';
+import type { EntryRow } from '../../entries/index.js';
 import type { OutboundEntry, OutboundParty } from '../providers/provider.js';
 
 /**
@@ -26,11 +26,11 @@ export async function outboundEntry(tx: Transaction, connectionId: string, entry
   const [category] = await db().query<{ external_id: string | null }>(
     `SELECT c.external_id FROM accounting_categories c
       WHERE c.id = COALESCE(
-        (SELECT e.category_id FROM entries e WHERE e.id = :entryId),
+        CAST(:entryCategoryId AS uuid),
         (SELECT r.category_id FROM accounting_reviews r
           WHERE r.entry_id = :entryId AND r.connection_id = :connectionId AND r.status = 'APPROVED'
           ORDER BY r.decided_at DESC, r.id DESC LIMIT 1))`,
-    { replacements: { entryId: entry.id, connectionId }, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { entryId: entry.id, connectionId, entryCategoryId: entry.category_id }, type: QueryTypes.SELECT, transaction: tx },
   );
   return {
     localId: entry.id,

@@ -1,0 +1,68 @@
+import type { Transaction } from '../../../db/database.js';
+import type { EntryType } from '../../../../shared/contracts/entries.js';
+import type { RuleTrigger } from '../../../../shared/contracts/rules.js';
+import type { EntryRow } from '../entry-rows.js';
+import type { EventActor } from '../events.js';
+
+/** The fields of a new entry that may change before it is inserted (the rules of CONTRACT §16 read and set them). */
+export type NewEntryFields = {
+  projectId: number;
+  entryType: EntryType;
+  amountCents: number;
+  baseCurrency: string;
+  fromPartyId: number | null;
+  toPartyId: number | null;
+  description: string | null;
+  reference: string | null;
+  categoryId: string | null;
+  tagIds: number[];
+  excludeFromSync: boolean;
+};
+
+/** How a new entry is created, for the rules that run on it: POST /entries, an ingest batch, a bank line. */
+export type CreateTrigger = RuleTrigger;
+
+/** New entries as they will be inserted, and what to do once they are (`rows[i]` is drafts[i]'s row; undefined when not inserted). */
+export type PreparedNewEntries = {
+  drafts: NewEntryFields[];
+  /** True when it changed the rows (the writer then reads them again). */
+  afterInsert(tx: Transaction, rows: (EntryRow | undefined)[], actor: EventActor): Promise<boolean>;
+};
+
+/**
+ * What other domains do, inside the same transaction, when the ledger core changes an entry.
+ * The core calls these members at the point of the change (see ledger.ts); ONE file,
+ * server/domains/reactions.ts, says which domain function answers each of them.
+ */
+export type EntryReactions = {
+  /**
+   * Before new entries of one workspace are inserted (CREATE, INGEST, BANK): the rules of §16 change the
+   * drafts, and once inserted RULE_APPLIED is recorded and the documents the rules request are requested.
+   * `bankCounterparties[i]` is drafts[i]'s bank line counterparty (trigger BANK).
+   */
+  entriesBeforeCreate(
+    tx: Transaction,
+    workspaceId: number,
+    trigger: CreateTrigger,
+    drafts: NewEntryFields[],
+    context: { bankCounterparties?: (string | null | undefined)[] },
+  ): Promise<PreparedNewEntries>;
+  /** New entries (any source): queue the reviews their connections require. True when a reaction changed their rows. */
+  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean>;
+  /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
+  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
+  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+};
+
+let wired: EntryReactions | undefined;
+
+/** Called once by server/domains/reactions.ts (wireDomainReactions); a second call replaces nothing. */
+export function wireReactions(reactions: EntryReactions): void {
+  wired ??= reactions;
+}
+
+export function reactions(): EntryReactions {
+  if (!wired) throw new Error('Entry reactions are not wired: call wireDomainReactions() at start-up');
+  return wired;
+}
