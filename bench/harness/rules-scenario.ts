@@ -27,7 +27,7 @@ async function call(c: BenchContext, method: string, path: string, body: unknown
   return json;
 }
 
-/** 100 rules of every condition kind; about one entry in ten matches one of them. */
+/** 100 rules of every condition kind (a fifth of them RE2 patterns); over a tenth of the ingested entries match one. */
 async function createRules(c: BenchContext, ws: { workspaceId: number; projectId: number }): Promise<void> {
   const categories: string[] = [];
   for (let i = 0; i < 5; i++) {
@@ -108,7 +108,8 @@ const item = (run: string, n: number, projectId: number) => ({
   amountCents: 100 + ((n * 7919) % 500_000),
   baseCurrency: 'EUR',
   entryDate: `2026-0${1 + (n % 9)}-${String(1 + (n % 28)).padStart(2, '0')}`,
-  description: n % 10 === 0 ? `order ${n} from the shop feed ${n % RULES}` : `Order ${n} sku-${n % 7}`,
+  // n % 10 === 1: rule n % 100 (a `matches` rule) applies; some references and vendors match other rules
+  description: n % 10 === 1 ? `order ${n} from the shop feed ${n % RULES}` : `Order ${n} sku-${n % 7}`,
   reference: `INV-${n}`,
   toParty: { name: `Vendor ${n % 200}` },
 });
@@ -189,10 +190,10 @@ async function postWithRules(c: BenchContext, ruled: Side, plain: Side): Promise
       projectId: s.projectId,
       entryType: 'EXPENSE',
       baseCurrency: 'USD',
-      amountCents: 1_042,
+      amountCents: 1_044, // rule 44 (amount eq)
       entryDate: '2026-01-15',
-      description: 'order 7 from the shop feed 7',
-      reference: 'INV-100',
+      description: 'order 7 from the shop feed 11', // rule 11 (matches)
+      reference: 'INV-700', // rule 7 (startsWith)
     });
   const run = (s: Side) =>
     cannon({ url: `${c.server.base}/entries`, method: 'POST', headers: auth, body: body(s), seconds: c.settings.seconds, connections: 10 });
