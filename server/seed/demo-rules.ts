@@ -7,7 +7,7 @@ import type { DemoWorkspace } from './demo-entries.js';
 /**
  * Three rules that categorise the demo entries (descriptions of demo-entries.ts, chart of
  * accounts of demo-accounting.ts), created through the rules service and applied to the entries
- * already there; new entries with these descriptions are categorised as they are created.
+ * already there (but those in the review queue); new entries are categorised as they are created.
  */
 export async function seedDemoRules(actor: Actor, ws: DemoWorkspace): Promise<void> {
   const categories = new Map(
@@ -62,5 +62,12 @@ export async function seedDemoRules(actor: Actor, ws: DemoWorkspace): Promise<vo
       triggers: ['CREATE', 'INGEST', 'BANK'],
     }),
   ];
-  for (const rule of rules) await applyRule(actor, { id: rule.id });
+  // the entries in the demo review queue are left to their reviewers: a rule's edit would move a
+  // CHANGES_REQUESTED review back to QUEUED (CONTRACT §5), and the demo shows every review state
+  const [queue] = await db().query<{ first: string | null }>(
+    `SELECT to_char(min(e.entry_date) - 1, 'YYYY-MM-DD') AS first
+       FROM accounting_reviews r JOIN entries e ON e.id = r.entry_id WHERE r.workspace_id = :ws`,
+    { replacements: { ws: ws.workspaceId }, type: QueryTypes.SELECT },
+  );
+  for (const rule of rules) await applyRule(actor, { id: rule.id, ...(queue.first ? { toDate: queue.first } : {}) });
 }

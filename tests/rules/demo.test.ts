@@ -19,12 +19,15 @@ beforeAll(async () => {
 }, 120_000);
 
 describe('demo seed: rules', () => {
-  it('has three rules that categorised the demo entries they match (closed-period, voided and cancelled ones left alone)', async () => {
+  it('has three rules that categorised the demo entries they match (closed-period, voided, cancelled and queued-for-review ones left alone)', async () => {
     const rules = (await api.get('/rules', { token, query: { workspaceId } })).body;
     expect(rules.map((r: { name: string }) => r.name)).toEqual(['Rent', 'Software and hosting', 'Travel']);
     const rows = await db().query<{ description: string; code: string | null; writable: boolean }>(
       `SELECT e.description, c.code,
-              e.entry_status NOT IN ('VOIDED', 'CANCELLED') AND NOT EXISTS (
+              e.entry_status NOT IN ('VOIDED', 'CANCELLED')
+              AND e.entry_date < (SELECT min(q.entry_date) FROM accounting_reviews r JOIN entries q ON q.id = r.entry_id
+                                   WHERE r.workspace_id = e.workspace_id)
+              AND NOT EXISTS (
                 SELECT 1 FROM accounting_periods p WHERE p.workspace_id = e.workspace_id AND p.status = 'CLOSED'
                    AND e.entry_date BETWEEN p.start_date AND p.end_date) AS writable
          FROM entries e LEFT JOIN accounting_categories c ON c.id = e.category_id
