@@ -5,6 +5,8 @@ import { createCategory, createConnection } from '../accounting/helpers.js';
 import { createIntegration, ingest } from '../integrations/helpers.js';
 import { review } from '../accounting/review-support.js';
 import { condition, createRule, ruleWorld, type RuleWorld } from './helpers.js';
+import { transaction } from '../../server/db/database.js';
+import { ledger, presentEntry, SYSTEM } from '../../server/domains/entries/index.js';
 
 /**
  * CONTRACT §16 on new entries: the active rules of the trigger run in priority order inside the
@@ -140,6 +142,48 @@ describe('rules on POST /entries (trigger CREATE)', () => {
     expect((await api.del(`/accounting/categories/${category.id}`, { token: w.token })).status).toBe(200);
     const entry = await createEntry(w, { description: 'paper' });
     expect([entry.categoryId, entry.excludeFromSync]).toEqual([null, true]);
+  });
+});
+
+describe('rules on a bank line (trigger BANK)', () => {
+  it('ledger.create with trigger BANK: the counterparty is the bank line’s, and only BANK rules run', async () => {
+    const w = await ruleWorld(api);
+    const bank = await createRule(w, {
+      triggers: ['BANK'],
+      conditions: [condition('counterparty', 'startsWith', 'LYFT')],
+      actions: [{ type: 'SET_CATEGORY', categoryId: w.categories[0] }],
+    });
+    await createRule(w, {
+      triggers: ['CREATE', 'INGEST'],
+      conditions: [condition('amountCents', 'gte', 1)],
+      actions: [{ type: 'SET_EXCLUDE_FROM_SYNC', value: true }],
+    });
+    const create = (bankCounterparty: string) =>
+      transaction(async (tx) =>
+        presentEntry(
+          await ledger.create(
+            tx,
+            {
+              workspaceId: w.workspaceId,
+              projectId: w.projectId,
+              entryType: 'EXPENSE',
+              amountCents: 1_500,
+              baseCurrency: 'USD',
+              entryDate: '2026-03-03',
+              toPartyId: w.parties[1],
+              createdBy: null,
+            },
+            SYSTEM,
+            undefined,
+            { trigger: 'BANK', bankCounterparty },
+          ),
+        ),
+      );
+    const lyft = await create('LYFT *RIDE 4411');
+    expect([lyft.categoryId, lyft.excludeFromSync]).toEqual([w.categories[0], false]);
+    expect((await ruleApplied(w, lyft.id)).map((e) => [e.data.ruleId, e.actorType])).toEqual([[bank.id, 'SYSTEM']]);
+    // the to-party (Globex) is not what BANK rules read
+    expect((await create('GLOBEX LTD')).categoryId).toBeNull();
   });
 });
 
