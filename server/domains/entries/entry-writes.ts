@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
-import { chainedEvent, insertEventsSql, type EventActor } from './events.js';
+import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -68,6 +68,8 @@ export async function insertEntry(
   e: NewEntry & { id?: number },
   actor: EventActor,
   eventData: Record<string, unknown> = {},
+  /** events chained after ENTRY_CREATED in the same statement (RULE_APPLIED of the rules that ran on it) */
+  following: { kind: EventKind; data: Record<string, unknown> }[] = [],
 ): Promise<EntryRow> {
   const now = clock.now();
   const id = e.id ?? (await nextEntryId(tx));
@@ -86,6 +88,9 @@ export async function insertEntry(
     actor,
     now.toISOString(),
   );
+  const chain = [event];
+  for (const f of following)
+    chain.push(chainedEvent(chain[chain.length - 1], { id, workspace_id: e.workspaceId }, f.kind, f.data, actor, event.created_at));
   const [row] = await db().query<EntryRow>(INSERT_ENTRY_SQL, {
     replacements: {
       id,
@@ -123,7 +128,7 @@ export async function insertEntry(
         })),
       ),
       tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
-      event: JSON.stringify([event]),
+      event: JSON.stringify(chain),
     },
     type: QueryTypes.SELECT,
     transaction: tx,

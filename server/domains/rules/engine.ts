@@ -33,7 +33,26 @@ export type RuleContext = {
 export type DocumentRequest = { documentName: string; documentType: DocumentType };
 export type AppliedRule = { ruleId: string; ruleName: string; changes: RuleChanges };
 
-type Predicate = (draft: RuleDraft, ctx: RuleContext) => boolean;
+/**
+ * A draft as conditions read it. Text fields are lower-cased (and encoded as UTF-8 for RE2) at
+ * most once per draft, however many conditions read them: 100 rules over a 1,000-entry batch
+ * would otherwise convert the same strings a hundred times each.
+ */
+type Subject = { draft: RuleDraft; lower(field: TextField): string; utf8(field: TextField): Buffer };
+type TextField = 'description' | 'reference' | 'counterparty';
+type Predicate = (subject: Subject) => boolean;
+
+function subjectOf(draft: RuleDraft, ctx: RuleContext): Subject {
+  const raw: Partial<Record<TextField, string>> = {};
+  const lower: Partial<Record<TextField, string>> = {};
+  const utf8: Partial<Record<TextField, Buffer>> = {};
+  const text = (field: TextField) => (raw[field] ??= field === 'counterparty' ? counterpartyOf(draft, ctx) : (draft[field] ?? ''));
+  return {
+    draft,
+    lower: (field) => (lower[field] ??= text(field).toLowerCase()),
+    utf8: (field) => (utf8[field] ??= Buffer.from(text(field), 'utf8')),
+  };
+}
 
 export type RuleDefinition = {
   id: string;
@@ -53,6 +72,8 @@ export type CompiledRule = {
   actions: RuleAction[];
   stopProcessing: boolean;
   triggers: ReadonlySet<RuleTrigger>;
+  /** whether a condition reads the counterparty (party names are then needed) */
+  readsCounterparty: boolean;
 };
 
 /** The active rules of one workspace, in priority order, compiled. */
@@ -84,9 +105,6 @@ export function counterpartyOf(draft: RuleDraft, ctx: RuleContext): string {
   return partyId === null ? '' : (ctx.partyNames.get(partyId) ?? '');
 }
 
-const textOf = (field: 'description' | 'reference' | 'counterparty', draft: RuleDraft, ctx: RuleContext): string =>
-  field === 'counterparty' ? counterpartyOf(draft, ctx) : (draft[field] ?? '');
-
 function compileCondition(c: RuleCondition): Predicate {
   switch (c.field) {
     case 'description':
@@ -95,7 +113,7 @@ function compileCondition(c: RuleCondition): Predicate {
       const field = c.field;
       if (c.operator === 'matches') {
         const re = compilePattern(c.value);
-        return (d, ctx) => re.test(textOf(field, d, ctx));
+        return (x) => re.test(x.utf8(field));
       }
       const wanted = c.value.toLowerCase();
       const test = {
@@ -104,12 +122,12 @@ function compileCondition(c: RuleCondition): Predicate {
         startsWith: (s: string) => s.startsWith(wanted),
         endsWith: (s: string) => s.endsWith(wanted),
       }[c.operator];
-      return (d, ctx) => test(textOf(field, d, ctx).toLowerCase());
+      return (x) => test(x.lower(field));
     }
     case 'amountCents': {
       if (c.operator === 'between') {
         const [min, max] = c.value;
-        return (d) => d.amountCents >= min && d.amountCents <= max;
+        return ({ draft: d }) => d.amountCents >= min && d.amountCents <= max;
       }
       const v = c.value;
       const compare = {
@@ -119,23 +137,23 @@ function compileCondition(c: RuleCondition): Predicate {
         lt: (a: number) => a < v,
         lte: (a: number) => a <= v,
       }[c.operator];
-      return (d) => compare(d.amountCents);
+      return ({ draft: d }) => compare(d.amountCents);
     }
     case 'entryType': {
       const v = c.value;
-      return (d) => d.entryType === v;
+      return ({ draft: d }) => d.entryType === v;
     }
     case 'baseCurrency': {
       const set = new Set<string>(c.operator === 'in' ? c.value : [c.value]);
-      return (d) => set.has(d.baseCurrency);
+      return ({ draft: d }) => set.has(d.baseCurrency);
     }
     case 'projectId': {
       const set = new Set<number>(c.operator === 'in' ? c.value : [c.value]);
-      return (d) => set.has(d.projectId);
+      return ({ draft: d }) => set.has(d.projectId);
     }
     case 'partyId': {
       const set = new Set<number>(c.operator === 'in' ? c.value : [c.value]);
-      return (d) => (d.fromPartyId !== null && set.has(d.fromPartyId)) || (d.toPartyId !== null && set.has(d.toPartyId));
+      return ({ draft: d }) => (d.fromPartyId !== null && set.has(d.fromPartyId)) || (d.toPartyId !== null && set.has(d.toPartyId));
     }
   }
 }
@@ -150,12 +168,16 @@ export function compileRule(rule: RuleDefinition): CompiledRule {
     actions: rule.actions,
     stopProcessing: rule.stopProcessing,
     triggers: new Set(rule.triggers),
+    readsCounterparty: rule.conditions.some((c) => c.field === 'counterparty'),
   };
 }
 
 export function ruleMatches(rule: CompiledRule, draft: RuleDraft, ctx: RuleContext): boolean {
-  return rule.match === 'ALL' ? rule.predicates.every((p) => p(draft, ctx)) : rule.predicates.some((p) => p(draft, ctx));
+  return matchesSubject(rule, subjectOf(draft, ctx));
 }
+
+const matchesSubject = (rule: CompiledRule, x: Subject): boolean =>
+  rule.match === 'ALL' ? rule.predicates.every((p) => p(x)) : rule.predicates.some((p) => p(x));
 
 const sameTags = (a: number[], b: number[]) => a.length === b.length && a.every((t, i) => t === b[i]);
 
@@ -221,13 +243,15 @@ export type Evaluation = { draft: RuleDraft; applied: AppliedRule[]; documentReq
  */
 export function evaluateRules(ruleSet: RuleSet, draft: RuleDraft, ctx: RuleContext, trigger?: RuleTrigger): Evaluation {
   let current = draft;
+  let subject = subjectOf(current, ctx);
   const applied: AppliedRule[] = [];
   const documentRequests: DocumentRequest[] = [];
   for (const rule of ruleSet.rules) {
     if (trigger && !rule.triggers.has(trigger)) continue;
-    if (!ruleMatches(rule, current, ctx)) continue;
+    if (!matchesSubject(rule, subject)) continue;
     const result = applyActions(rule, current);
     current = result.draft;
+    subject = subjectOf(current, ctx);
     applied.push({ ruleId: rule.id, ruleName: rule.name, changes: result.changes });
     documentRequests.push(...result.documentRequests);
     if (rule.stopProcessing) break;

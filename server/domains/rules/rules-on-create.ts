@@ -26,9 +26,11 @@ export async function evaluateNewEntries(
   bankCounterparties?: (string | null | undefined)[],
 ): Promise<Evaluation[]> {
   const ruleSet = await ruleCache.load(tx, workspaceId);
-  if (!ruleSet.rules.some((r) => r.triggers.has(trigger))) return drafts.map((draft) => ({ draft, applied: [], documentRequests: [] }));
+  const running = ruleSet.rules.filter((r) => r.triggers.has(trigger));
+  if (running.length === 0) return drafts.map((draft) => ({ draft, applied: [], documentRequests: [] }));
   const names = new Map(ruleSet.partyNames);
-  const unknown = partyIdsToName(ruleSet, drafts).filter((id) => !names.has(id));
+  const needNames = running.some((r) => r.readsCounterparty);
+  const unknown = needNames ? partyIdsToName(ruleSet, drafts).filter((id) => !names.has(id)) : [];
   if (unknown.length > 0) {
     const rows = await db().query<{ id: number; name: string }>(
       'SELECT id, name FROM parties WHERE workspace_id = $1 AND id = ANY($2::int[])',
@@ -45,8 +47,9 @@ export async function evaluateNewEntries(
 
 /**
  * The ledger core's `entriesBeforeCreate` reaction (server/domains/reactions.ts): the drafts as
- * the rules leave them, and — once inserted — RULE_APPLIED {ruleId, ruleName, changes} per rule
- * applied (set-based: one statement per round of rules) and the documents the rules request.
+ * the rules leave them, RULE_APPLIED {ruleId, ruleName, changes} per rule applied (the core
+ * chains them after ENTRY_CREATED in its insert) and — once inserted — the documents the rules
+ * request.
  */
 export async function prepareNewEntries(
   tx: Transaction,
@@ -58,25 +61,18 @@ export async function prepareNewEntries(
   const evaluations = await evaluateNewEntries(tx, workspaceId, trigger, drafts, context.bankCounterparties);
   return {
     drafts: evaluations.map((e) => e.draft),
-    afterInsert: (tx2, rows, actor) => recordRuleEffects(tx2, evaluations, rows, actor),
+    events: evaluations.map((e) => e.applied.map((data) => ({ kind: 'RULE_APPLIED' as const, data }))),
+    afterInsert: (tx2, rows, actor) => requestDocuments(tx2, evaluations, rows, actor),
   };
 }
 
-async function recordRuleEffects(
+/** The documents the rules requested on the new entries (true when there were any: completeness was recomputed). */
+async function requestDocuments(
   tx: Transaction,
   evaluations: Evaluation[],
   rows: (EntryRow | undefined)[],
   actor: EventActor,
 ): Promise<boolean> {
-  const rounds = Math.max(0, ...evaluations.map((e) => e.applied.length));
-  for (let round = 0; round < rounds; round++) {
-    const events = evaluations.flatMap((e, i) => {
-      const row = rows[i];
-      const applied = e.applied[round];
-      return row && applied ? [{ entry: row, kind: 'RULE_APPLIED' as const, data: applied }] : [];
-    });
-    await ledger.recordEvents(tx, events, actor);
-  }
   let touched = false;
   for (const [i, e] of evaluations.entries()) {
     const row = rows[i];

@@ -60,7 +60,7 @@ export async function createEntryRow(
   if (ruled) await assertReferences(tx, draft.workspaceId, referencesAdded(given, draft));
   const entrySourceId = draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, draft.workspaceId));
   const link = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData };
-  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id }, actor, link);
+  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id }, actor, link, ruled?.events[0]);
   if (derivedFrom) {
     const { linkType, original, eventData } = derivedFrom;
     await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);

@@ -81,7 +81,12 @@ export async function insertIngestedRows(
       return row ? [...new Set(d.tagIds)].map((tagId) => ({ entryId: row.id, tagId })) : [];
     }),
   );
-  await recordEvents(tx, rows.map(createdEvent), actor, { newEntries: true });
+  // ENTRY_CREATED of every row, then (chained after it) the RULE_APPLIED events of the rules that ran on it
+  const ruleEvents = drafts.flatMap((d, i) => {
+    const row = byExternalId.get(d.externalId);
+    return row ? ruled.events[i].map((e) => ({ entry: row, ...e })) : [];
+  });
+  await recordEvents(tx, [...rows.map(createdEvent), ...ruleEvents], actor, { newEntries: true });
   let current = rows;
   if (
     rows.length > 0 &&

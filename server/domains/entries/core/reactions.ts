@@ -2,7 +2,7 @@ import type { Transaction } from '../../../db/database.js';
 import type { EntryType } from '../../../../shared/contracts/entries.js';
 import type { RuleTrigger } from '../../../../shared/contracts/rules.js';
 import type { EntryRow } from '../entry-rows.js';
-import type { EventActor } from '../events.js';
+import type { EventActor, EventKind } from '../events.js';
 
 /** The fields of a new entry that may change before it is inserted (the rules of CONTRACT §16 read and set them). */
 export type NewEntryFields = {
@@ -22,9 +22,14 @@ export type NewEntryFields = {
 /** How a new entry is created, for the rules that run on it: POST /entries, an ingest batch, a bank line. */
 export type CreateTrigger = RuleTrigger;
 
-/** New entries as they will be inserted, and what to do once they are (`rows[i]` is drafts[i]'s row; undefined when not inserted). */
+/**
+ * New entries as they will be inserted, the events to record right after each one's ENTRY_CREATED
+ * (in the same statement), and what to do once they are inserted (`rows[i]` is drafts[i]'s row;
+ * undefined when not inserted).
+ */
 export type PreparedNewEntries = {
   drafts: NewEntryFields[];
+  events: { kind: EventKind; data: Record<string, unknown> }[][];
   /** True when it changed the rows (the writer then reads them again). */
   afterInsert(tx: Transaction, rows: (EntryRow | undefined)[], actor: EventActor): Promise<boolean>;
 };
