@@ -1,14 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { requestDocumentInTransaction } from '../documents/index.js';
-import {
-  ledger,
-  type CreateTrigger,
-  type EntryRow,
-  type EventActor,
-  type NewEntryFields,
-  type PreparedNewEntries,
-} from '../entries/index.js';
+import { type CreateTrigger, type EntryRow, type EventActor, type NewEntryFields, type PreparedNewEntries } from '../entries/index.js';
 import { evaluateRules, partyIdsToName, type Evaluation, type RuleDraft } from './engine.js';
 import { ruleCache } from './rule-cache.js';
 
