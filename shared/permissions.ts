@@ -14,6 +14,7 @@ export const PERMISSIONS = [
   'party.create',
   'party.edit',
   'integration.manage',
+  'rule.manage',
   'workspace.read',
   'workspace.create',
   'workspace.edit',

@@ -12,6 +12,7 @@ import type { ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { deliveryRateScenario, outboxOverheadScenario } from './webhooks-scenario.js';
+import { rulesScenarios } from './rules-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -242,6 +243,9 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('ingest', () => ingestScenario(c));
     await step('webhooks: POST /entries with an endpoint', () => outboxOverheadScenario(c));
     await step('webhooks: deliveries/s', () => deliveryRateScenario(c));
+    const rules = rulesScenarios(c);
+    await step('rules: ingest', rules.ingest);
+    await step('rules: POST /entries', rules.post);
   } finally {
     await client.end();
     await pool.end();

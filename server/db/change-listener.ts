@@ -3,9 +3,9 @@ import pg from 'pg';
 import { runtime } from '../runtime.js';
 import { onDatabaseClose, pgClientConfig } from './database.js';
 
-/** The channels database triggers announce changes on (migrations 0008 and 0010). */
-export type ChangeChannel = 'auth_changed' | 'entries_changed';
-const CHANNELS: ChangeChannel[] = ['auth_changed', 'entries_changed'];
+/** The channels database triggers announce changes on (migrations 0008, 0010 and 0016). */
+export type ChangeChannel = 'auth_changed' | 'entries_changed' | 'rules_changed';
+const CHANNELS: ChangeChannel[] = ['auth_changed', 'entries_changed', 'rules_changed'];
 const BARRIER = 'barrier:';
 /** how the LISTEN connection shows in pg_stat_activity */
 export const LISTENER_APPLICATION_NAME = 'fes-change-listener';
@@ -13,7 +13,7 @@ export const LISTENER_APPLICATION_NAME = 'fes-change-listener';
 type Subscriber = (payload: string) => void;
 
 /**
- * One LISTEN connection per process for the in-memory caches (auth sessions, list totals).
+ * One LISTEN connection per process for the in-memory caches (auth sessions, list totals, rule sets).
  * A cache may serve from memory only while `listening` is true: when the connection drops,
  * every subscriber is reset (caches cleared) and nothing is cached until it is back.
  */

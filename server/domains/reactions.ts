@@ -3,6 +3,7 @@ import { wireReactions } from './entries/index.js';
 import { reviewReactions, syncReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
+import { ruleReactions } from './rules/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -13,6 +14,10 @@ export function wireDomainReactions(): void {
   // auth: the session cache forgets a user, session or membership this process writes
   forgetSessionsOnAuthWrites();
   wireReactions({
+    async entriesBeforeCreate(tx, workspaceId, trigger, drafts, context) {
+      // rules (CONTRACT §16): the drafts as the workspace's rules for the trigger leave them; RULE_APPLIED once inserted
+      return ruleReactions.prepareNewEntries(tx, workspaceId, trigger, drafts, context);
+    },
     async entriesCreated(tx, created, actor, derived) {
       // webhooks: entry.created (entry.refunded / reimbursed / corrected for a derived entry), as inserted
       await entryEvents.created(tx, created, derived);

@@ -5,6 +5,7 @@ import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
 import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
+import { seedDemoRules } from './demo-rules.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -66,6 +67,7 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
     await seedDemoWebhooks(admin.id, base);
+    await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
   }
   return { seeded: true, workspaceId: base.workspaceId };
 }

@@ -19,6 +19,7 @@ import { accountingDashboardRouter } from '../domains/accounting/dashboard/dashb
 import { syncRouter } from '../domains/accounting/sync/sync.router.js';
 import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../domains/banking/index.js';
 import { webhooksRouter } from '../domains/webhooks/webhooks.router.js';
+import { rulesRouter } from '../domains/rules/index.js';
 import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
@@ -44,6 +45,7 @@ export const appRouter = router({
   bankLines: bankLinesRouter,
   reconciliation: reconciliationRouter,
   webhooks: webhooksRouter,
+  rules: rulesRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

@@ -60,6 +60,7 @@ export const EntryObject = z.object({
   reconciledBy: UuidValue.nullable(),
   excludeFromSync: z.boolean(),
   isComplete: z.boolean(),
+  categoryId: UuidValue.nullable().describe('the entry’s category (CONTRACT §16): an active category of its workspace'),
   createdBy: UuidValue.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -141,6 +142,7 @@ export const CreateEntryInput = z
     description: Description.optional(),
     reference: Reference.optional(),
     excludeFromSync: z.boolean().optional(),
+    categoryId: Uuid.optional(),
     tagIds: z.array(IntId).max(MAX_ENTRY_TAGS).optional(),
     items: z.array(ItemInput).max(MAX_ENTRY_ITEMS).optional(),
     transactions: z.array(TransactionInput).max(MAX_ENTRY_TRANSACTIONS).optional(),
@@ -157,6 +159,7 @@ export const UpdateEntryInput = z
     fromPartyId: IntId.nullable().optional(),
     toPartyId: IntId.nullable().optional(),
     excludeFromSync: z.boolean().optional(),
+    categoryId: Uuid.nullable().optional(),
   })
   .strict();
 

@@ -81,6 +81,7 @@ describe('POST /entries', () => {
       reconciledBy: null,
       excludeFromSync: true,
       isComplete: false,
+      categoryId: null,
       createdBy: w.owner.id,
       createdAt: at.toISOString(),
       updatedAt: at.toISOString(),

@@ -98,6 +98,7 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
     reviews: await q('accounting_reviews'),
     syncs: await q('accounting_syncs'),
     entrySources: await q('entry_sources'),
+    rules: await q('rules'),
     integrations: [target.body.id, '00000000-0000-4000-8000-000000000000'],
     bankAccounts: [bank.body.id, '00000000-0000-4000-8000-000000000000'],
     bankLines: bankLines,
@@ -161,6 +162,7 @@ const ID_TABLES: [RegExp, string][] = [
   [/^\/bank-accounts\//, 'bankAccounts'],
   [/^\/bank-lines\//, 'bankLines'],
   [/^\/reconciliation\/matches\//, 'bankMatches'],
+  [/^\/rules\//, 'rules'],
 ];
 
 /** Real ids for the `{id}` path parameter of an operation, chosen by its path. */

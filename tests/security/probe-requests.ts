@@ -32,6 +32,7 @@ export type ForeignIds = {
   bankAccountId: string;
   bankLineId: number;
   bankMatchId: string;
+  ruleId: string;
 };
 
 export type ProbeRequest = {
@@ -67,6 +68,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'bank-accounts': 'bankAccountId',
   'bank-lines': 'bankLineId',
   'reconciliation/matches': 'bankMatchId',
+  rules: 'ruleId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -163,6 +165,9 @@ function sample(name: string, schema: JsonSchema, ids: ForeignIds): unknown {
   }
 }
 
+/** An object schema that is not a union of object shapes (those are sampled one option at a time). */
+const plainObject = (schema: JsonSchema | undefined): boolean => schema?.type === 'object' && !schema.oneOf && !schema.anyOf;
+
 /** The required fields and every field that names an object, filled in. */
 function objectFor(schema: JsonSchema, ids: ForeignIds): Built {
   const out: Record<string, unknown> = {};
@@ -171,7 +176,7 @@ function objectFor(schema: JsonSchema, ids: ForeignIds): Built {
   for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, JsonSchema>)) {
     const namesObject = !!(ID_BY_FIELD[name] || IDS_BY_FIELD[name]);
     if (!required.has(name) && !namesObject) continue;
-    if (prop.type === 'object' || (prop.type === 'array' && prop.items?.type === 'object')) {
+    if (plainObject(prop) || (prop.type === 'array' && plainObject(prop.items))) {
       const inner = prop.type === 'object' ? objectFor(prop, ids) : objectFor(prop.items, ids);
       out[name] = prop.type === 'object' ? inner.value : [inner.value];
       references ||= inner.references;

@@ -141,6 +141,19 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   const sync = ok(await api.post('/accounting/sync/push', { connectionId: connection.id, entryId: entry.id }, t), 'push');
   const review = ok(await api.post('/accounting/reviews', { entryId: entry.id, connectionId: connection.id }, t), 'review');
   const integration = ok(await api.post('/integrations', { workspaceId: ws.id, name: `${marker} integration` }, t), 'integration');
+  const rule = ok(
+    await api.post(
+      '/rules',
+      {
+        workspaceId: ws.id,
+        name: `${marker} rule`,
+        conditions: [{ field: 'description', operator: 'contains', value: `${marker} condition` }],
+        actions: [{ type: 'SET_CATEGORY', categoryId: category.id }],
+      },
+      t,
+    ),
+    'rule',
+  );
   const sources = ok(await api.get('/entry-sources', { ...t, query: { workspaceId: ws.id } }), 'entry sources') as { id: number }[];
   // a loopback URL (discard port: nothing listens) so that probing POST …/test never leaves the machine
   runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS = true;
@@ -173,6 +186,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bankAccountId: bank.account.id,
     bankLineId: bank.unmatchedLine.id,
     bankMatchId: bank.match.id,
+    ruleId: rule.id,
   };
 
   const attackerMember = await caller(api);
@@ -213,6 +227,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bank.account.id,
     bank.statement.id,
     bank.match.id,
+    rule.id,
   ];
   return {
     victim: {

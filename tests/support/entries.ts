@@ -28,6 +28,7 @@ export const ENTRY_KEYS = [
   'reconciledBy',
   'excludeFromSync',
   'isComplete',
+  'categoryId',
   'createdBy',
   'createdAt',
   'updatedAt',

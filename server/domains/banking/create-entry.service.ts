@@ -44,8 +44,8 @@ export async function createEntryFromLine(actor: Actor, input: CreateEntryFromLi
     const moneyIn = line.amount_cents > 0;
     const who = byUser(actor);
     // The one call site of entry creation from a bank line. The core checks the references (400)
-    // and the closed period (409), inserts, records ENTRY_CREATED and runs the creation reactions.
-    // Rules of §16 with trigger BANK belong to the core's dispatcher, reached through this call.
+    // and the closed period (409), runs the rules of §16 with trigger BANK (their counterparty is
+    // the line's), inserts, records ENTRY_CREATED and runs the creation reactions.
     const row = await ledger.create(
       tx,
       {
@@ -64,6 +64,8 @@ export async function createEntryFromLine(actor: Actor, input: CreateEntryFromLi
         tagIds: input.tagIds,
       },
       who,
+      undefined,
+      { trigger: 'BANK', bankCounterparty: line.counterparty_name },
     );
     const matchId = await writeMatch(tx, account, [Number(line.id)], [Number(row.id)], 'MANUAL', who);
     const entry = await loadEntry(null, row.id, tx);

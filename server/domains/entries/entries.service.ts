@@ -26,7 +26,15 @@ export async function createEntry(actor: Actor, input: CreateEntryInput): Promis
   }
   return transaction(async (tx) => {
     const project = await projectForActor(actor, input.projectId, tx);
-    const row = await createEntryRow(tx, { ...input, workspaceId: project.workspace_id, createdBy: actor.userId }, byUser(actor));
+    const row = await createEntryRow(
+      tx,
+      { ...input, workspaceId: project.workspace_id, createdBy: actor.userId },
+      byUser(actor),
+      undefined,
+      {
+        trigger: 'CREATE',
+      },
+    );
     return presentEntry(row);
   });
 }

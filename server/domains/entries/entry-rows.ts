@@ -25,6 +25,7 @@ export type EntryRow = {
   reconciled_by: string | null;
   exclude_from_sync: boolean;
   is_complete: boolean;
+  category_id: string | null;
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
@@ -52,6 +53,7 @@ export function presentEntry(r: EntryRow): EntryObject {
     reconciledBy: r.reconciled_by,
     excludeFromSync: r.exclude_from_sync,
     isComplete: r.is_complete,
+    categoryId: r.category_id,
     createdBy: r.created_by,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),

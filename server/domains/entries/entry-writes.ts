@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
-import { chainedEvent, insertEventsSql, type EventActor } from './events.js';
+import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -18,6 +18,7 @@ export type NewEntry = {
   description?: string | null;
   reference?: string | null;
   excludeFromSync?: boolean;
+  categoryId?: string | null;
   createdBy: string | null;
   items?: { description: string; quantity: number; unitAmountCents: number; amountCents: number; categoryId?: string }[];
   transactions?: { transactionDate: string; amountCents: number; method?: string; externalRef?: string }[];
@@ -40,9 +41,10 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
 const INSERT_ENTRY_SQL = `
 WITH entry AS (
   INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, created_by, created_at, updated_at)
+                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, category_id, created_by, created_at,
+                       updated_at)
   VALUES (:id, :ws, :projectId, :sourceId, :type, 'PENDING', :currency, :amount, :fromParty, :toParty, :date, :description,
-          :reference, :exclude, :createdBy, :now, :now)
+          :reference, :exclude, :categoryId, :createdBy, :now, :now)
   RETURNING *
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
@@ -66,6 +68,8 @@ export async function insertEntry(
   e: NewEntry & { id?: number },
   actor: EventActor,
   eventData: Record<string, unknown> = {},
+  /** events chained after ENTRY_CREATED in the same statement (RULE_APPLIED of the rules that ran on it) */
+  following: { kind: EventKind; data: Record<string, unknown> }[] = [],
 ): Promise<EntryRow> {
   const now = clock.now();
   const id = e.id ?? (await nextEntryId(tx));
@@ -84,6 +88,9 @@ export async function insertEntry(
     actor,
     now.toISOString(),
   );
+  const chain = [event];
+  for (const f of following)
+    chain.push(chainedEvent(chain[chain.length - 1], { id, workspace_id: e.workspaceId }, f.kind, f.data, actor, event.created_at));
   const [row] = await db().query<EntryRow>(INSERT_ENTRY_SQL, {
     replacements: {
       id,
@@ -99,6 +106,7 @@ export async function insertEntry(
       description: e.description ?? null,
       reference: e.reference ?? null,
       exclude: e.excludeFromSync ?? false,
+      categoryId: e.categoryId ?? null,
       createdBy: e.createdBy,
       now,
       items: JSON.stringify(
@@ -120,7 +128,7 @@ export async function insertEntry(
         })),
       ),
       tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
-      event: JSON.stringify([event]),
+      event: JSON.stringify(chain),
     },
     type: QueryTypes.SELECT,
     transaction: tx,

@@ -37,7 +37,8 @@ export type EventKind =
   | 'SYNC_CONFLICT'
   | 'SYNC_RESOLVED'
   | 'WEBHOOK_RECEIVED'
-  | 'REVIEW_CANCELLED';
+  | 'REVIEW_CANCELLED'
+  | 'RULE_APPLIED';
 
 type EventRow = {
   id: string;
@@ -152,7 +153,7 @@ export const insertEventsSql = (param: string) =>
 /**
  * Set-based `recordEvent` for many entries (bulk writers such as ingest): one statement locks
  * the entries and reads each chain's tail, one statement appends every event. Same chain and
- * hashing as `recordEvent`; at most one event per entry per call. Entries inserted by this very
+ * hashing as `recordEvent`; several events of one entry are chained in their order. Entries inserted by this very
  * transaction (`newEntries`) are invisible to every other one and have no events yet, so their
  * chains start at seq 1 without that first statement.
  */
@@ -171,9 +172,13 @@ export async function recordEvents(
           WHERE e.id = ANY($1::bigint[]) ORDER BY e.id FOR UPDATE OF e`,
         { bind: [events.map((e) => e.entry.id)], type: QueryTypes.SELECT, transaction: tx },
       );
-  const tailOf = new Map(tails.map((t) => [Number(t.id), t]));
+  const tailOf = new Map<number, { seq: number | null; hash: string | null }>(tails.map((t) => [Number(t.id), t]));
   const createdAt = clock.now().toISOString();
-  const rows = events.map(({ entry, kind, data }) => chainedEvent(tailOf.get(entry.id), entry, kind, data, actor, createdAt));
+  const rows = events.map(({ entry, kind, data }) => {
+    const row = chainedEvent(tailOf.get(entry.id), entry, kind, data, actor, createdAt);
+    tailOf.set(entry.id, row);
+    return row;
+  });
   await db().query(insertEventsSql('$1'), { bind: [JSON.stringify(rows)], transaction: tx });
 }
 

@@ -28,7 +28,8 @@ export const ledger = {
   recordEvents,
 };
 
-export type { EntryDraft } from './core/create.js';
+export type { CreateOptions, EntryDraft } from './core/create.js';
+export type { CreateTrigger, NewEntryFields, PreparedNewEntries } from './core/reactions.js';
 export type { EntryEdit } from './core/change.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';
 export { capTotals } from './core/caps.js';

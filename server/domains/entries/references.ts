@@ -4,7 +4,7 @@ import { badRequest } from '../../lib/errors.js';
 
 async function idsIn(
   tx: Transaction,
-  table: 'parties' | 'tags' | 'entry_sources',
+  table: 'projects' | 'parties' | 'tags' | 'entry_sources',
   workspaceId: number,
   ids: number[],
 ): Promise<Set<number>> {
@@ -19,17 +19,22 @@ async function idsIn(
   return new Set(rows.map((r) => r.id));
 }
 
-/** Parties, (active) tags, entry sources and (active) categories named by an entry write must belong to its workspace (400). */
+/** Projects, parties, (active) tags, entry sources and (active) categories named by an entry write must belong to its workspace (400). */
 export async function assertReferences(
   tx: Transaction,
   workspaceId: number,
   refs: {
+    projectIds?: (number | null | undefined)[];
     partyIds?: (number | null | undefined)[];
     tagIds?: number[];
     entrySourceId?: number;
     categoryIds?: (string | null | undefined)[];
   },
 ): Promise<void> {
+  const projectIds = [...new Set((refs.projectIds ?? []).filter((id): id is number => typeof id === 'number'))];
+  const projects = await idsIn(tx, 'projects', workspaceId, projectIds);
+  const missingProject = projectIds.find((id) => !projects.has(id));
+  if (missingProject !== undefined) throw badRequest(`Project ${missingProject} is not a project of this workspace`);
   const partyIds = [...new Set((refs.partyIds ?? []).filter((id): id is number => typeof id === 'number'))];
   const found = await idsIn(tx, 'parties', workspaceId, partyIds);
   const missingParty = partyIds.find((id) => !found.has(id));

@@ -155,5 +155,3 @@ function partyIdFor(ref: PartyRef | undefined, byName: NameIds): number | null {
   if (!ref) return null;
   return 'id' in ref ? ref.id : (byName.get(ref.name) ?? null);
 }
-
-

@@ -105,7 +105,8 @@ export async function approveReview(actor: Actor, input: { id: string; categoryI
     const connection = l.review.connection_id ? await loadConnection(null, l.review.connection_id, l.tx) : null;
     const review = await decide(l, actor, 'APPROVED', 'REVIEW_APPROVED', {
       notes: input.notes ?? l.review.notes,
-      category_id: input.categoryId ?? l.review.category_id,
+      // CONTRACT §16: the entry's own category is the default of an approval
+      category_id: input.categoryId ?? l.review.category_id ?? l.entry.category_id,
     });
     const entry = await moveEntry(l, 'COMPLETED', null, actor);
     if (connection?.sync_mode === 'MANUAL_PUSH') {

@@ -5,8 +5,8 @@ import type { OutboundEntry, OutboundParty } from '../providers/provider.js';
 
 /**
  * What a push sends for an entry (CONTRACT §9 entry body): parties by name with their
- * party-mapping externalId on this connection, and the category of the entry's latest APPROVED
- * review for this connection, by its externalId.
+ * party-mapping externalId on this connection, and the entry's own category (CONTRACT §16) — or,
+ * when it has none, that of its latest APPROVED review for this connection — by its externalId.
  */
 export async function outboundEntry(tx: Transaction, connectionId: string, entry: EntryRow): Promise<OutboundEntry> {
   const partyIds = [entry.from_party_id, entry.to_party_id].filter((id): id is number => id !== null);
@@ -24,10 +24,13 @@ export async function outboundEntry(tx: Transaction, connectionId: string, entry
     return p.external_id ? { externalId: p.external_id, name: p.name } : { name: p.name };
   };
   const [category] = await db().query<{ external_id: string | null }>(
-    `SELECT c.external_id FROM accounting_reviews r JOIN accounting_categories c ON c.id = r.category_id
-      WHERE r.entry_id = :entryId AND r.connection_id = :connectionId AND r.status = 'APPROVED'
-      ORDER BY r.decided_at DESC, r.id DESC LIMIT 1`,
-    { replacements: { entryId: entry.id, connectionId }, type: QueryTypes.SELECT, transaction: tx },
+    `SELECT c.external_id FROM accounting_categories c
+      WHERE c.id = COALESCE(
+        CAST(:entryCategoryId AS uuid),
+        (SELECT r.category_id FROM accounting_reviews r
+          WHERE r.entry_id = :entryId AND r.connection_id = :connectionId AND r.status = 'APPROVED'
+          ORDER BY r.decided_at DESC, r.id DESC LIMIT 1))`,
+    { replacements: { entryId: entry.id, connectionId, entryCategoryId: entry.category_id }, type: QueryTypes.SELECT, transaction: tx },
   );
   return {
     localId: entry.id,

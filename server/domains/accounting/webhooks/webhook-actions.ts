@@ -23,7 +23,13 @@ export async function handleWebhook(connection: ConnectionRow, body: WebhookBody
     const named = await namedEntry(tx, connection, body);
     if (!(await claimEvent(tx, connection, body, named.id))) return { received: true, duplicate: true };
     const entry = await lockEntry(null, named.id, tx);
-    await ledger.recordEvent(tx, entry, 'WEBHOOK_RECEIVED', { eventId: body.eventId, action: body.action, connectionId: connection.id }, who);
+    await ledger.recordEvent(
+      tx,
+      entry,
+      'WEBHOOK_RECEIVED',
+      { eventId: body.eventId, action: body.action, connectionId: connection.id },
+      who,
+    );
     await act(tx, entry, body, who);
     return { received: true, action: body.action, entryId: entry.id };
   });
@@ -82,8 +88,7 @@ async function namedEntry(tx: Transaction, connection: ConnectionRow, body: Webh
 
 /** Status changes by webhook follow the WEBHOOK rows of the status table: any status moves but VOIDED and CANCELLED (409). */
 async function act(tx: Transaction, entry: EntryRow, body: WebhookBody, who: EventActor): Promise<void> {
-  const move = (to: 'COMPLETED' | 'REJECTED' | 'VOIDED', reason: string | null) =>
-    ledger.setStatus(tx, entry, to, reason, who, 'WEBHOOK');
+  const move = (to: 'COMPLETED' | 'REJECTED' | 'VOIDED', reason: string | null) => ledger.setStatus(tx, entry, to, reason, who, 'WEBHOOK');
   switch (body.action) {
     case 'ENTRY_APPROVED':
       if (entry.entry_status !== 'COMPLETED' || isFrozen(entry.entry_status)) await move('COMPLETED', body.reason ?? null);

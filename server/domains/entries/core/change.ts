@@ -25,6 +25,10 @@ export type EntryEdit = Partial<{
   fromPartyId: number | null;
   toPartyId: number | null;
   excludeFromSync: boolean;
+  /** CONTRACT §16: an active category of the workspace, or null */
+  categoryId: string | null;
+  /** not editable through PATCH /entries; a rule's SET_PROJECT (a project of the same workspace) */
+  projectId: number;
 }>;
 
 const EDITABLE: [keyof EntryEdit, keyof EntryRow][] = [
@@ -35,6 +39,8 @@ const EDITABLE: [keyof EntryEdit, keyof EntryRow][] = [
   ['fromPartyId', 'from_party_id'],
   ['toPartyId', 'to_party_id'],
   ['excludeFromSync', 'exclude_from_sync'],
+  ['categoryId', 'category_id'],
+  ['projectId', 'project_id'],
 ];
 
 export type Changes = Record<string, { from: unknown; to: unknown }>;
@@ -69,7 +75,11 @@ export async function editEntryRow(
   await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
   const { changes, columns } = diffEdit(row, edit);
   if (Object.keys(changes).length === 0) return null;
-  await assertReferences(tx, row.workspace_id, { partyIds: [edit.fromPartyId, edit.toPartyId] });
+  await assertReferences(tx, row.workspace_id, {
+    partyIds: [edit.fromPartyId, edit.toPartyId],
+    categoryIds: [edit.categoryId],
+    projectIds: [edit.projectId],
+  });
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);

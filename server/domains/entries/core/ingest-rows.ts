@@ -5,7 +5,7 @@ import { postgresErrorOf } from '../../../lib/errors.js';
 import type { EntryType } from '../../../../shared/contracts/entries.js';
 import type { EntryRow } from '../entry-rows.js';
 import { recordEvents, type EventActor } from '../events.js';
-import { reactions } from './reactions.js';
+import { reactions, type NewEntryFields } from './reactions.js';
 
 export type IngestedRow = EntryRow & { external_id: string };
 
@@ -22,6 +22,8 @@ export type IngestedDraft = {
   fromPartyId: number | null;
   toPartyId: number | null;
   tagIds: number[];
+  categoryId?: string | null;
+  excludeFromSync?: boolean;
 };
 
 export type IngestSource = { workspaceId: number; entrySourceId: number; integrationId: string };
@@ -31,12 +33,14 @@ const EXTERNAL_ID_KEY = 'entries_integration_external_key';
 
 const insertSql = (onConflict: string) =>
   `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                        from_party_id, to_party_id, entry_date, description, reference, created_by, created_at, updated_at,
-                        integration_id, external_id)
+                        from_party_id, to_party_id, entry_date, description, reference, category_id, exclude_from_sync, created_by,
+                        created_at, updated_at, integration_id, external_id)
    SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
-          r.entry_date, r.description, r.reference, NULL, $3::timestamptz, $3::timestamptz, $4::uuid, r.external_id
+          r.entry_date, r.description, r.reference, r.category_id, COALESCE(r.exclude_from_sync, false), NULL, $3::timestamptz,
+          $3::timestamptz, $4::uuid, r.external_id
      FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
-          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text)
+          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
+          category_id uuid, exclude_from_sync boolean)
     ORDER BY r.external_id COLLATE "C"
    ${onConflict}
    RETURNING *`;
@@ -47,8 +51,9 @@ const lostRace = (err: unknown): boolean => {
 };
 
 /**
- * The new entries of an ingest batch (CONTRACT §11), set-based: one multi-row INSERT, their
- * tags, their ENTRY_CREATED events and the reactions to new entries. The unique
+ * The new entries of an ingest batch (CONTRACT §11), set-based: the rules of §16 on the whole
+ * batch in memory, one multi-row INSERT, their tags, their ENTRY_CREATED (and RULE_APPLIED) events
+ * and the reactions to new entries. The unique
  * (integration_id, external_id) index decides idempotency. The caller has already dropped the
  * externalIds committed before, so the plain INSERT (in a savepoint) nearly always succeeds; it
  * is cheaper than ON CONFLICT's speculative insertion. When a racing request wrote one of the
@@ -59,10 +64,13 @@ const lostRace = (err: unknown): boolean => {
 export async function insertIngestedRows(
   tx: Transaction,
   source: IngestSource,
-  drafts: IngestedDraft[],
+  given: IngestedDraft[],
   actor: EventActor,
 ): Promise<IngestedRow[]> {
-  if (drafts.length === 0) return [];
+  if (given.length === 0) return [];
+  // the rules of CONTRACT §16 (trigger INGEST), evaluated in memory for the whole batch
+  const ruled = await reactions().entriesBeforeCreate(tx, source.workspaceId, 'INGEST', given.map(fieldsOf), {});
+  const drafts = given.map((d, i) => ({ ...d, ...ruled.drafts[i] }));
   const rows = await insertRows(tx, source, drafts);
   const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
   await insertTags(
@@ -73,9 +81,48 @@ export async function insertIngestedRows(
       return row ? [...new Set(d.tagIds)].map((tagId) => ({ entryId: row.id, tagId })) : [];
     }),
   );
-  await recordEvents(tx, rows.map(createdEvent), actor, { newEntries: true });
-  if (rows.length > 0) await reactions().entriesCreated(tx, rows, actor);
-  return rows;
+  // ENTRY_CREATED of every row, then (chained after it) the RULE_APPLIED events of the rules that ran on it
+  const ruleEvents = drafts.flatMap((d, i) => {
+    const row = byExternalId.get(d.externalId);
+    return row ? ruled.events[i].map((e) => ({ entry: row, ...e })) : [];
+  });
+  await recordEvents(tx, [...rows.map(createdEvent), ...ruleEvents], actor, { newEntries: true });
+  let current = rows;
+  if (
+    rows.length > 0 &&
+    (await ruled.afterInsert(
+      tx,
+      drafts.map((d) => byExternalId.get(d.externalId)),
+      actor,
+    ))
+  ) {
+    current = await reloadRows(tx, rows);
+  }
+  if (current.length > 0) await reactions().entriesCreated(tx, current, actor);
+  return current;
+}
+
+const fieldsOf = (d: IngestedDraft): NewEntryFields => ({
+  projectId: d.projectId,
+  entryType: d.entryType,
+  amountCents: d.amountCents,
+  baseCurrency: d.baseCurrency,
+  fromPartyId: d.fromPartyId,
+  toPartyId: d.toPartyId,
+  description: d.description,
+  reference: d.reference,
+  categoryId: d.categoryId ?? null,
+  tagIds: [...new Set(d.tagIds)],
+  excludeFromSync: d.excludeFromSync ?? false,
+});
+
+/** The rows as they are now in this transaction (a rule requested a document: completeness was recomputed). */
+async function reloadRows(tx: Transaction, rows: IngestedRow[]): Promise<IngestedRow[]> {
+  return db().query<IngestedRow>('SELECT * FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id', {
+    bind: [rows.map((r) => r.id)],
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
 }
 
 async function insertRows(tx: Transaction, source: IngestSource, drafts: IngestedDraft[]): Promise<IngestedRow[]> {
@@ -90,6 +137,8 @@ async function insertRows(tx: Transaction, source: IngestSource, drafts: Ingeste
     entry_date: d.entryDate,
     description: d.description,
     reference: d.reference,
+    category_id: d.categoryId ?? null,
+    exclude_from_sync: d.excludeFromSync ?? false,
   }));
   const bind = [source.workspaceId, source.entrySourceId, clock.now(), source.integrationId, JSON.stringify(rows)];
   try {

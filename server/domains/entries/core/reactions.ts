@@ -1,7 +1,38 @@
 import type { Transaction } from '../../../db/database.js';
-import type { LinkType } from '../../../../shared/contracts/entries.js';
+import type { EntryType, LinkType } from '../../../../shared/contracts/entries.js';
+import type { RuleTrigger } from '../../../../shared/contracts/rules.js';
 import type { EntryRow } from '../entry-rows.js';
-import type { EventActor } from '../events.js';
+import type { EventActor, EventKind } from '../events.js';
+
+/** The fields of a new entry that may change before it is inserted (the rules of CONTRACT §16 read and set them). */
+export type NewEntryFields = {
+  projectId: number;
+  entryType: EntryType;
+  amountCents: number;
+  baseCurrency: string;
+  fromPartyId: number | null;
+  toPartyId: number | null;
+  description: string | null;
+  reference: string | null;
+  categoryId: string | null;
+  tagIds: number[];
+  excludeFromSync: boolean;
+};
+
+/** How a new entry is created, for the rules that run on it: POST /entries, an ingest batch, a bank line. */
+export type CreateTrigger = RuleTrigger;
+
+/**
+ * New entries as they will be inserted, the events to record right after each one's ENTRY_CREATED
+ * (in the same statement), and what to do once they are inserted (`rows[i]` is drafts[i]'s row;
+ * undefined when not inserted).
+ */
+export type PreparedNewEntries = {
+  drafts: NewEntryFields[];
+  events: { kind: EventKind; data: Record<string, unknown> }[][];
+  /** True when it changed the rows (the writer then reads them again). */
+  afterInsert(tx: Transaction, rows: (EntryRow | undefined)[], actor: EventActor): Promise<boolean>;
+};
 
 /** A new entry's origin when it is a refund, reimbursement or correction of another. */
 export type DerivedEntry = { linkType: LinkType; originalEntryId: number };
@@ -12,6 +43,18 @@ export type DerivedEntry = { linkType: LinkType; originalEntryId: number };
  * server/domains/reactions.ts, says which domain function answers each of them.
  */
 export type EntryReactions = {
+  /**
+   * Before new entries of one workspace are inserted (CREATE, INGEST, BANK): the rules of §16 change the
+   * drafts, and once inserted RULE_APPLIED is recorded and the documents the rules request are requested.
+   * `bankCounterparties[i]` is drafts[i]'s bank line counterparty (trigger BANK).
+   */
+  entriesBeforeCreate(
+    tx: Transaction,
+    workspaceId: number,
+    trigger: CreateTrigger,
+    drafts: NewEntryFields[],
+    context: { bankCounterparties?: (string | null | undefined)[] },
+  ): Promise<PreparedNewEntries>;
   /**
    * New entries (any source; `derived` for a refund, reimbursement or correction): their outbound
    * events, then the reviews their connections require. True when a reaction changed their rows.
