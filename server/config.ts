@@ -41,6 +41,8 @@ const EnvSchema = z.object({
   LOGIN_WINDOW_MINUTES: int(15),
   INGEST_RATE_PER_MINUTE: int(600),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
+  // CONTRACT §17: how many days before an entry's date its currency's latest rate may be
+  FX_MAX_RATE_AGE_DAYS: z.coerce.number().int().min(0).max(3660).default(7),
   // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });

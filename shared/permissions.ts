@@ -20,6 +20,7 @@ export const PERMISSIONS = [
   'user.read',
   'user.edit',
   'user.delete',
+  'fx.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

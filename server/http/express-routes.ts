@@ -3,6 +3,7 @@ import { entriesExportRoutes } from '../domains/entries/export.http.js';
 import { ingestRoutes } from '../domains/integrations/ingest.http.js';
 import { reportsPdfRoutes } from '../domains/reports/pdf/export-pdf.http.js';
 import { documentRoutes } from '../domains/documents/documents.http.js';
+import { fxRoutes } from '../domains/fx/index.js';
 import { webhookRoutes } from '../domains/accounting/webhooks/webhook.http.js';
 
 /**
@@ -15,3 +16,4 @@ expressRoutes.use(ingestRoutes());
 expressRoutes.use(reportsPdfRoutes());
 expressRoutes.use(documentRoutes());
 expressRoutes.use(webhookRoutes());
+expressRoutes.use(fxRoutes());

@@ -29,9 +29,12 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
 /** A rule the service refuses with; its message is safe to show to the caller. */
 export class AppError extends TRPCError {
   readonly headers?: Record<string, string>;
-  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown } = {}) {
+  /** details shown as the body's `issues` (e.g. the bad lines of an imported file) */
+  readonly issues?: unknown[];
+  constructor(code: ErrorCode, message: string, opts: { headers?: Record<string, string>; cause?: unknown; issues?: unknown[] } = {}) {
     super({ code: code as TRPC_ERROR_CODE_KEY, message, cause: opts.cause });
     this.headers = opts.headers;
+    this.issues = opts.issues;
   }
 }
 
@@ -117,7 +120,8 @@ function presentUnbounded(err: unknown): { status: number; body: ErrorBody; head
     const status = statusByCode[code] ?? 500;
     if (status >= 500) return internal();
     const headers = err instanceof AppError ? err.headers : undefined;
-    return { status, body: { message: err.message, code }, headers };
+    const own = err instanceof AppError ? err.issues : undefined;
+    return { status, body: own ? { message: err.message, code, issues: own } : { message: err.message, code }, headers };
   }
   return internal();
 }

@@ -17,6 +17,7 @@ import { mappingsRouter } from '../domains/accounting/mappings/mappings.router.j
 import { reviewsRouter } from '../domains/accounting/reviews/reviews.router.js';
 import { accountingDashboardRouter } from '../domains/accounting/dashboard/dashboard.router.js';
 import { syncRouter } from '../domains/accounting/sync/sync.router.js';
+import { fxRouter } from '../domains/fx/index.js';
 import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
@@ -38,6 +39,7 @@ export const appRouter = router({
   accountingReviews: reviewsRouter,
   accountingDashboard: accountingDashboardRouter,
   accountingSync: syncRouter,
+  fx: fxRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 
