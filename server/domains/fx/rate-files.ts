@@ -10,7 +10,10 @@ export type ParsedRateFile = { format: 'CSV' | 'ECB_XML'; rates: FileRate[]; iss
 
 const CURRENCY = /^[A-Z]{3}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const isRealDate = (d: string) => DATE.test(d) && new Date(`${d}T00:00:00Z`).toISOString().slice(0, 10) === d;
+function isRealDate(d: string): boolean {
+  const time = DATE.test(d) ? Date.parse(`${d}T00:00:00Z`) : NaN;
+  return Number.isFinite(time) && new Date(time).toISOString().slice(0, 10) === d;
+}
 
 /** The checks every row passes, whatever the format; the issue's message, or undefined. */
 function rowProblem(currency: string, rateDate: string, rate: string): string | undefined {
