@@ -19,8 +19,9 @@ import { sql, type Migration } from './types.js';
  *   revaluation alike): amount × rate moved from the entry currency's minor-unit exponent to
  *   the base currency's, rounded half to even, in exact integer numeric arithmetic
  *   (n = amount × rate·10^10 × 10^to_exp, d = 10^(10 + from_exp); q, r = n div d, n mod d).
- *   Amounts and rates are positive, so truncation is floor. A result beyond bigint is an
- *   out-of-range error (22003 → 400), never a wrapped value.
+ *   Amounts and rates are positive, so truncation is floor. A result beyond 10^15 minor units
+ *   (the cap of amountCents, and what keeps sums of a million entries exact) is an
+ *   out-of-range error (22003 → 400), never a wrapped or inexact value.
  */
 export const m0017: Migration = {
   name: '0017-fx',
@@ -39,17 +40,26 @@ export const m0017: Migration = {
     CREATE INDEX fx_rates_ws_date_idx ON fx_rates (workspace_id, rate_date);
 
     CREATE FUNCTION fx_base_cents(amount bigint, rate numeric, from_exp integer, to_exp integer) RETURNS bigint
-      LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
-      SELECT (q + CASE WHEN 2 * r > d OR (2 * r = d AND mod(q, 2) = 1) THEN 1 ELSE 0 END)::bigint
-        FROM (SELECT div(n, d) AS q, mod(n, d) AS r, d
-                FROM (SELECT amount::numeric * trunc(rate * 10000000000) * trunc(10::numeric ^ to_exp) AS n,
-                             trunc(10::numeric ^ (10 + from_exp)) AS d) AS operands) AS parts
-    $$;
+      LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    DECLARE
+      n numeric := amount::numeric * trunc(rate * 10000000000) * trunc(10::numeric ^ to_exp);
+      d numeric := trunc(10::numeric ^ (10 + from_exp));
+      q numeric := div(n, d);
+      r numeric := mod(n, d);
+    BEGIN
+      IF 2 * r > d OR (2 * r = d AND mod(q, 2) = 1) THEN
+        q := q + 1;
+      END IF;
+      IF q > 1000000000000000 THEN
+        RAISE EXCEPTION 'the amount in the base currency (% minor units) exceeds 10^15', q USING ERRCODE = '22003';
+      END IF;
+      RETURN q;
+    END $$;
 
     ALTER TABLE entries
       ADD COLUMN fx_rate numeric(25, 10) CHECK (fx_rate > 0),
       ADD COLUMN fx_rate_date date,
-      ADD COLUMN amount_base_cents bigint CHECK (amount_base_cents >= 0),
+      ADD COLUMN amount_base_cents bigint CHECK (amount_base_cents BETWEEN 0 AND 1000000000000000),
       ADD CONSTRAINT entries_fx_all_or_none CHECK (
         (fx_rate IS NULL AND fx_rate_date IS NULL AND amount_base_cents IS NULL)
         OR (fx_rate IS NOT NULL AND fx_rate_date IS NOT NULL AND amount_base_cents IS NOT NULL));
