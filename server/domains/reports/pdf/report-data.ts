@@ -20,6 +20,8 @@ export type PdfReportData = {
   months: TimelineRow[];
   /** the chart leaves out earlier months of a longer period */
   chartClipped: boolean;
+  /** amounts are the entries' base-currency values (CONTRACT §17); summary.unconverted lists what lacks a rate */
+  normalized: boolean;
 };
 
 const monthStart = (date: string) => `${date.slice(0, 7)}-01`;
@@ -61,16 +63,21 @@ export async function loadPdfReportData(actor: Actor, q: ReportQuery): Promise<P
       names,
       tx,
     );
-    const range = await chartRange(s, q);
+    // CONTRACT §17: the PDF leads with normalised totals when rates exist (normalize=false keeps the plain report)
+    const normalizedSummary = q.normalize === false ? undefined : await summaryReport(s, { ...q, normalize: true });
+    const normalized = normalizedSummary !== undefined && normalizedSummary.entryCount > 0;
+    const f: ReportQuery = { ...q, normalize: normalized };
+    const range = await chartRange(s, f);
     return {
       workspaceName: header.workspace_name,
       projectName: header.project_name,
       query: q,
-      summary: await summaryReport(s, q),
-      projects: await byProjectReport(s, q),
-      topParties: await byPartyReport(s, q, TOP_PARTIES),
-      months: range ? await timelineReport(s, { ...q, from: range.from, to: range.to }, 'month') : [],
+      summary: normalized ? normalizedSummary : await summaryReport(s, f),
+      projects: await byProjectReport(s, f),
+      topParties: await byPartyReport(s, f, TOP_PARTIES),
+      months: range ? await timelineReport(s, { ...f, from: range.from, to: range.to }, 'month') : [],
       chartClipped: range?.clipped ?? false,
+      normalized,
     };
   });
 }
