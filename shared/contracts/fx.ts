@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { DEFAULT_UPLOAD_LIMIT_BYTES } from './documents.js';
 import { BigIntId, BigIntIdValue, CentsValue, CountValue, Currency, IntId, IntIdValue, IsoDate, Timestamp } from './common.js';
 
 /** CONTRACT §17: a rate has at most this many decimals and significant digits. */
@@ -89,7 +90,11 @@ export const ImportFxRatesResult = z.object({
 });
 /** The multipart body of the import, for the OpenAPI document. */
 export const ImportFxRatesForm = z.object({
-  file: z.string().meta({ format: 'binary', description: 'CSV date,currency,rate or ECB eurofxref XML (daily or historical)' }),
+  file: z.string().meta({
+    format: 'binary',
+    maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
+    description: 'CSV date,currency,rate or ECB eurofxref XML (daily or historical); at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)',
+  }),
 });
 
 export const RevalueInput = z

@@ -78,7 +78,9 @@ export async function valueEntriesAsCreateWill(workspaceId: number, entryIds: nu
 }
 
 /** The stored valuation of an entry (the entry object gains these fields in phase 2). */
-export async function valuationOf(entryId: number): Promise<{ fxRate: string | null; fxRateDate: string | null; amountBaseCents: number | null }> {
+export async function valuationOf(
+  entryId: number,
+): Promise<{ fxRate: string | null; fxRateDate: string | null; amountBaseCents: number | null }> {
   const { db } = await import('../../server/db/database.js');
   const { QueryTypes } = await import('sequelize');
   const [row] = await db().query<any>(

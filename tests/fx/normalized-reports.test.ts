@@ -41,12 +41,55 @@ beforeAll(async () => {
   await putRate(w, 'EUR', '2026-04-01', '1.09');
   const [a, b] = [w.parties[0], w.parties[1]];
   const specs = [
-    { entryType: 'INCOME', amountCents: 10_000, baseCurrency: 'USD', entryDate: '2026-03-01', tagIds: [tagA], fromPartyId: a, toPartyId: b },
-    { entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'JPY', entryDate: '2026-03-02', tagIds: [tagA, tagB], fromPartyId: b, toPartyId: a },
-    { entryType: 'INCOME', amountCents: 5000, baseCurrency: 'EUR', entryDate: '2026-03-15', projectId: P2, tagIds: [tagA, tagB], fromPartyId: a, toPartyId: b },
-    { entryType: 'EXPENSE', amountCents: 2001, baseCurrency: 'EUR', entryDate: '2026-04-01', projectId: P2, tagIds: [tagB], fromPartyId: b, toPartyId: a },
+    {
+      entryType: 'INCOME',
+      amountCents: 10_000,
+      baseCurrency: 'USD',
+      entryDate: '2026-03-01',
+      tagIds: [tagA],
+      fromPartyId: a,
+      toPartyId: b,
+    },
+    {
+      entryType: 'EXPENSE',
+      amountCents: 1000,
+      baseCurrency: 'JPY',
+      entryDate: '2026-03-02',
+      tagIds: [tagA, tagB],
+      fromPartyId: b,
+      toPartyId: a,
+    },
+    {
+      entryType: 'INCOME',
+      amountCents: 5000,
+      baseCurrency: 'EUR',
+      entryDate: '2026-03-15',
+      projectId: P2,
+      tagIds: [tagA, tagB],
+      fromPartyId: a,
+      toPartyId: b,
+    },
+    {
+      entryType: 'EXPENSE',
+      amountCents: 2001,
+      baseCurrency: 'EUR',
+      entryDate: '2026-04-01',
+      projectId: P2,
+      tagIds: [tagB],
+      fromPartyId: b,
+      toPartyId: a,
+    },
     { entryType: 'EXPENSE', amountCents: 1234, baseCurrency: 'GBP', entryDate: '2026-04-02', fromPartyId: b, toPartyId: a },
-    { entryType: 'INCOME', amountCents: 999, baseCurrency: 'CHF', entryDate: '2026-04-03', projectId: P2, tagIds: [tagA], fromPartyId: a, toPartyId: b },
+    {
+      entryType: 'INCOME',
+      amountCents: 999,
+      baseCurrency: 'CHF',
+      entryDate: '2026-04-03',
+      projectId: P2,
+      tagIds: [tagA],
+      fromPartyId: a,
+      toPartyId: b,
+    },
     { entryType: 'EXPENSE', amountCents: 777, baseCurrency: 'EUR', entryDate: '2026-04-03', fromPartyId: b, toPartyId: a },
   ];
   ids = [];
@@ -88,7 +131,8 @@ describe('normalize=true', () => {
     const counted = ids.slice(0, 6);
     const vals = await Promise.all(counted.map(valuationOf));
     const types = ['INCOME', 'EXPENSE', 'INCOME', 'EXPENSE', 'EXPENSE', 'INCOME'];
-    const sum = (type: string) => vals.reduce((s, v, i) => s + (types[i] === type && v.amountBaseCents !== null ? v.amountBaseCents : 0), 0);
+    const sum = (type: string) =>
+      vals.reduce((s, v, i) => s + (types[i] === type && v.amountBaseCents !== null ? v.amountBaseCents : 0), 0);
     const summary = await report('summary');
     expect([summary.totalIncomeCents, summary.totalExpenseCents]).toEqual([sum('INCOME'), sum('EXPENSE')]);
   });
@@ -113,7 +157,13 @@ describe('normalize=true', () => {
 
   it('without normalize the report is unchanged (mixed currencies, no unconverted)', async () => {
     const res = await api.get('/reports/summary', { token: w.token, query: { workspaceId: w.workspaceId } });
-    expect(res.body).toMatchObject({ totalIncomeCents: 15_999, totalExpenseCents: 4235, entryCount: 6, currency: 'MIXED', isCurrencyMixed: true });
+    expect(res.body).toMatchObject({
+      totalIncomeCents: 15_999,
+      totalExpenseCents: 4235,
+      entryCount: 6,
+      currency: 'MIXED',
+      isCurrencyMixed: true,
+    });
     expect(res.body).not.toHaveProperty('unconverted');
     const off = await api.get('/reports/summary', { token: w.token, query: { workspaceId: w.workspaceId, normalize: 'false' } });
     expect(off.body).toEqual(res.body);

@@ -53,7 +53,11 @@ describe('POST /fx-rates', () => {
     [' 1.5', 'blank'],
     ['.5', 'no units digit'],
   ])('refuses rate %j (%s) with 400', async (rate) => {
-    const res = await api.post('/fx-rates', { workspaceId: w.workspaceId, currency: 'USD', rateDate: '2026-02-02', rate }, { token: w.token });
+    const res = await api.post(
+      '/fx-rates',
+      { workspaceId: w.workspaceId, currency: 'USD', rateDate: '2026-02-02', rate },
+      { token: w.token },
+    );
     expectErrorBody(res, 400, 'BAD_REQUEST');
   });
 
@@ -70,7 +74,11 @@ describe('POST /fx-rates', () => {
   });
 
   it('refuses a rate for the base currency itself (its rate is always "1")', async () => {
-    const res = await api.post('/fx-rates', { workspaceId: w.workspaceId, currency: 'EUR', rateDate: '2026-02-02', rate: '1' }, { token: w.token });
+    const res = await api.post(
+      '/fx-rates',
+      { workspaceId: w.workspaceId, currency: 'EUR', rateDate: '2026-02-02', rate: '1' },
+      { token: w.token },
+    );
     expectErrorBody(res, 400, 'BAD_REQUEST');
   });
 });
@@ -91,9 +99,15 @@ describe('GET /fx-rates', () => {
         (r: any) => `${r.currency} ${r.rateDate} ${r.rate}`,
       );
     expect(await get({})).toEqual(['EUR 2026-03-01 1.08', 'EUR 2026-03-02 1.09', 'EUR 2026-03-03 1.1', 'JPY 2026-03-02 0.0067']);
-    expect(await get({ currency: 'EUR', fromDate: '2026-03-02', toDate: '2026-03-03' })).toEqual(['EUR 2026-03-02 1.09', 'EUR 2026-03-03 1.1']);
+    expect(await get({ currency: 'EUR', fromDate: '2026-03-02', toDate: '2026-03-03' })).toEqual([
+      'EUR 2026-03-02 1.09',
+      'EUR 2026-03-03 1.1',
+    ]);
     expect(await get({ fromDate: '2026-03-02', toDate: '2026-03-02' })).toEqual(['EUR 2026-03-02 1.09', 'JPY 2026-03-02 0.0067']);
-    const bad = await api.get('/fx-rates', { token: x.token, query: { workspaceId: x.workspaceId, fromDate: '2026-03-03', toDate: '2026-03-01' } });
+    const bad = await api.get('/fx-rates', {
+      token: x.token,
+      query: { workspaceId: x.workspaceId, fromDate: '2026-03-03', toDate: '2026-03-01' },
+    });
     expectErrorBody(bad, 400, 'BAD_REQUEST');
   });
 });
@@ -175,7 +189,11 @@ describe('POST /fx-rates/import', () => {
   it('refuses a request without a file part (400), a non-multipart body (415), a file without rates (400)', async () => {
     const form = new FormData();
     form.append('other', new Blob(['2026-04-01,EUR,1.08']), 'rates.csv');
-    expectErrorBody(await api.request('POST', '/fx-rates/import', { token: w.token, query: { workspaceId: w.workspaceId }, rawBody: form }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.request('POST', '/fx-rates/import', { token: w.token, query: { workspaceId: w.workspaceId }, rawBody: form }),
+      400,
+      'BAD_REQUEST',
+    );
     const json = await api.post('/fx-rates/import', { file: 'x' }, { token: w.token, query: { workspaceId: w.workspaceId } });
     expectErrorBody(json, 415, 'UNSUPPORTED_MEDIA_TYPE');
     expectErrorBody(await importFile(w, 'date,currency,rate\n'), 400, 'BAD_REQUEST');

@@ -129,7 +129,11 @@ describe('POST /fx-rates/revalue', () => {
     }
     const other = await actor(api, { permissions: ['fx.manage'] });
     expectErrorBody(
-      await api.post('/fx-rates/revalue', { workspaceId: w.workspaceId, fromDate: '2026-03-01', toDate: '2026-03-02' }, { token: other.token }),
+      await api.post(
+        '/fx-rates/revalue',
+        { workspaceId: w.workspaceId, fromDate: '2026-03-01', toDate: '2026-03-02' },
+        { token: other.token },
+      ),
       403,
       'FORBIDDEN',
     );

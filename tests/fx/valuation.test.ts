@@ -66,7 +66,11 @@ describe('valuate: examples of CONTRACT §17', () => {
 
   it('rounds half to even: 5 cents × 0.5 = 2, 7 cents × 0.5 = 4, 3 cents × 0.5 = 2', async () => {
     await storeRate(eur, 'USD', '2026-02-01', '0.5');
-    const got = await valuate(undefined, eur, [5, 7, 3, 1].map((amountCents) => ({ currency: 'USD', entryDate: '2026-02-01', amountCents })));
+    const got = await valuate(
+      undefined,
+      eur,
+      [5, 7, 3, 1].map((amountCents) => ({ currency: 'USD', entryDate: '2026-02-01', amountCents })),
+    );
     expect(got.map((v) => v.amountBaseCents)).toEqual([2, 4, 2, 0]);
   });
 
@@ -148,7 +152,11 @@ describe('valuate: property against the contract, every exponent pair', () => {
       const text = digits.toString().padStart(decimals + 1, '0');
       return decimals === 0 ? text : `${text.slice(0, -decimals)}.${text.slice(-decimals)}`;
     });
-  const amountArb = fc.oneof(fc.integer({ min: 1, max: 1000 }), fc.integer({ min: 1, max: 10_000_000 }), fc.integer({ min: 1, max: 1_000_000_000_000_000 }));
+  const amountArb = fc.oneof(
+    fc.integer({ min: 1, max: 1000 }),
+    fc.integer({ min: 1, max: 10_000_000 }),
+    fc.integer({ min: 1, max: 1_000_000_000_000_000 }),
+  );
 
   it('equals round-half-even(amountCents × rate × 10^(exp(base) − exp(currency))) for 0/2/3 exponents', async () => {
     const bases: Record<string, number> = {};
@@ -158,7 +166,10 @@ describe('valuate: property against the contract, every exponent pair', () => {
       fc.asyncProperty(
         fc.constantFrom('JPY', 'EUR', 'KWD'),
         // a batch mixing currencies: exponent pairs 0→0 … 3→3; one too large a result refuses the batch
-        fc.array(fc.record({ currency: fc.constantFrom(...currencies), rate: rateArb, amountCents: amountArb }), { minLength: 1, maxLength: 8 }),
+        fc.array(fc.record({ currency: fc.constantFrom(...currencies), rate: rateArb, amountCents: amountArb }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
         async (base, cases) => {
           day++;
           const entryDate = new Date(Date.UTC(2030, 0, 1) + day * 86_400_000 * 10).toISOString().slice(0, 10);
@@ -178,7 +189,13 @@ describe('valuate: property against the contract, every exponent pair', () => {
           }
           const got = await valuate(undefined, ws, request);
           expect(got.map((g) => [g.fxRate, g.amountBaseCents === null ? null : BigInt(g.amountBaseCents)])).toEqual(
-            expected.map((e) => [e.rate.replace(/(\.\d*?)0+$/, '$1').replace(/\.$/, '').replace(/^0+(?=\d)/, ''), e.cents]),
+            expected.map((e) => [
+              e.rate
+                .replace(/(\.\d*?)0+$/, '$1')
+                .replace(/\.$/, '')
+                .replace(/^0+(?=\d)/, ''),
+              e.cents,
+            ]),
           );
           expect(got.map((g) => g.fxRateDate)).toEqual(cases.map((c) => (c.currency === base ? entryDate : rateDate)));
         },

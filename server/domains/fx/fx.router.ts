@@ -40,11 +40,19 @@ export const fxRouter = router({
     .mutation(({ ctx, input }) => rates.upsertRate(ctx.actor, input)),
   revalue: permitted('fx.manage')
     .meta(
-      op('POST', '/fx-rates/revalue', 'revalueEntries', TAG, 'Recompute the valuation of the entries of a date window from the rates stored now', [403], {
-        description:
-          'Entries dated fromDate..toDate (inclusive; VOIDED and CANCELLED entries are left out), optionally of one currency. ' +
-          'Entries in closed periods are never revalued (skippedClosed). Each change records FX_REVALUED {from, to}.',
-      }),
+      op(
+        'POST',
+        '/fx-rates/revalue',
+        'revalueEntries',
+        TAG,
+        'Recompute the valuation of the entries of a date window from the rates stored now',
+        [403],
+        {
+          description:
+            'Entries dated fromDate..toDate (inclusive; VOIDED and CANCELLED entries are left out), optionally of one currency. ' +
+            'Entries in closed periods are never revalued (skippedClosed). Each change records FX_REVALUED {from, to}.',
+        },
+      ),
     )
     .input(RevalueInput)
     .output(RevalueResult)

@@ -42,7 +42,10 @@ documentExpressPath(IMPORT_PATH, {
     requestParams: { query: ImportFxRatesQuery },
     requestBody: { required: true, content: { 'multipart/form-data': { schema: ImportFxRatesForm } } },
     responses: {
-      '200': { description: 'How many rates were new and how many replaced', content: { 'application/json': { schema: ImportFxRatesResult } } },
+      '200': {
+        description: 'How many rates were new and how many replaced',
+        content: { 'application/json': { schema: ImportFxRatesResult } },
+      },
       '400': { description: 'No file part, invalid lines (see issues), ECB file for a non-EUR workspace' },
       '401': { description: 'Not authenticated' },
       '403': { description: 'Missing fx.manage, or not a member of workspaceId' },

@@ -46,7 +46,9 @@ export async function importRates(actor: Actor, workspaceId: number, bytes: Buff
     }
     const issues = [
       ...parsed.issues,
-      ...parsed.rates.filter((r) => r.currency === base).map((r) => ({ line: r.line, message: `${base} is the base currency; its rate is always "1"` })),
+      ...parsed.rates
+        .filter((r) => r.currency === base)
+        .map((r) => ({ line: r.line, message: `${base} is the base currency; its rate is always "1"` })),
       ...duplicateIssues(parsed.rates),
     ];
     if (issues.length) refuse(issues);

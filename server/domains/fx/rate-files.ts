@@ -36,7 +36,13 @@ export function parseRateCsv(text: string): ParsedRateFile {
   const issues: FileIssue[] = [];
   let records: { record: string[]; info: { lines: number } }[];
   try {
-    records = parseCsv(text, { bom: true, trim: true, skip_empty_lines: true, relax_column_count: true, info: true }) as unknown as typeof records;
+    records = parseCsv(text, {
+      bom: true,
+      trim: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      info: true,
+    }) as unknown as typeof records;
   } catch (err) {
     const line = (err as { lines?: number }).lines ?? 1;
     return { format: 'CSV', rates, issues: [{ line, message: `not valid CSV (${(err as Error).message.slice(0, 200)})` }] };
@@ -72,7 +78,8 @@ export function parseEcbXml(text: string): ParsedRateFile {
   const rates: FileRate[] = [];
   const issues: FileIssue[] = [];
   const valid = XMLValidator.validate(text);
-  if (valid !== true) return { format: 'ECB_XML', rates, issues: [{ line: valid.err.line, message: `not well-formed XML (${valid.err.msg})` }] };
+  if (valid !== true)
+    return { format: 'ECB_XML', rates, issues: [{ line: valid.err.line, message: `not well-formed XML (${valid.err.msg})` }] };
   const parser = new XMLParser({
     ignoreAttributes: false,
     attributeNamePrefix: '',

@@ -6,7 +6,15 @@ import type { FxRateObject } from '../../../shared/contracts/fx.js';
 import { rateTextSql } from './valuation-sql.js';
 
 export type RateSource = FxRateObject['source'];
-export type RateRow = { id: number; workspace_id: number; currency: string; rate_date: string; rate: string; source: RateSource; created_at: Date };
+export type RateRow = {
+  id: number;
+  workspace_id: number;
+  currency: string;
+  rate_date: string;
+  rate: string;
+  source: RateSource;
+  created_at: Date;
+};
 
 /** The columns of a rate as RateRow reads them (the rate as canonical text, never a JS number). */
 export const RATE_COLUMNS = `id, workspace_id, currency::text AS currency, rate_date, ${rateTextSql('rate')} AS rate, source, created_at`;

@@ -2,7 +2,13 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../db/database.js';
 import { badRequest } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
-import { canonicalRate, FX_RATES_LIST_MAX, type FxRateObject, type ListFxRatesQuery, type UpsertFxRateInput } from '../../../shared/contracts/fx.js';
+import {
+  canonicalRate,
+  FX_RATES_LIST_MAX,
+  type FxRateObject,
+  type ListFxRatesQuery,
+  type UpsertFxRateInput,
+} from '../../../shared/contracts/fx.js';
 import { baseCurrencyOf, loadRate, presentRate, RATE_COLUMNS, upsertRates, type RateRow } from './rate-rows.js';
 
 /** The base currency's rate is always "1" (CONTRACT §17): it is never stored. */

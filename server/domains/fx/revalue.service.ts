@@ -85,7 +85,12 @@ export async function revalue(actor: Actor, input: RevalueInput): Promise<Revalu
     const bind = [input.workspaceId, input.fromDate, input.toDate, input.currency ?? null, runtime().config.FX_MAX_RATE_AGE_DAYS];
     const counted = await tally(tx, bind);
     const candidates = (counted.changed_ids ?? []).map(Number);
-    const result: RevalueResult = { revalued: 0, unchanged: counted.unchanged, skippedClosed: counted.closed, missingRate: counted.missing_same };
+    const result: RevalueResult = {
+      revalued: 0,
+      unchanged: counted.unchanged,
+      skippedClosed: counted.closed,
+      missingRate: counted.missing_same,
+    };
     if (candidates.length === 0) return result;
     const locked = await db().query<Locked>(`${windowSql(true)} SELECT v.* FROM valued v`, {
       bind: [...bind, candidates],

@@ -20,7 +20,12 @@ export async function applyValuations(tx: Transaction, changes: readonly Valuati
        FROM unnest($1::bigint[], $2::numeric[], $3::date[], $4::bigint[]) AS c(id, fx_rate, fx_rate_date, amount_base_cents)
       WHERE e.id = c.id`,
     {
-      bind: [changes.map((c) => c.id), changes.map((c) => c.to.fxRate), changes.map((c) => c.to.fxRateDate), changes.map((c) => c.to.amountBaseCents)],
+      bind: [
+        changes.map((c) => c.id),
+        changes.map((c) => c.to.fxRate),
+        changes.map((c) => c.to.fxRateDate),
+        changes.map((c) => c.to.amountBaseCents),
+      ],
       transaction: tx,
     },
   );

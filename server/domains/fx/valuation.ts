@@ -21,7 +21,11 @@ type Row = { ord: number; fx_rate: string | null; fx_rate_date: string | null; a
  * per distinct (currency, date). Runs in the caller's transaction `tx`, so a rate written
  * earlier in it counts. A converted amount beyond bigint is a 400 (out of range).
  */
-export async function valuate(tx: Transaction | undefined, workspaceId: number, items: readonly ValuationRequest[]): Promise<EntryValuation[]> {
+export async function valuate(
+  tx: Transaction | undefined,
+  workspaceId: number,
+  items: readonly ValuationRequest[],
+): Promise<EntryValuation[]> {
   if (items.length === 0) return [];
   const rows = await db().query<Row>(
     `WITH items AS (

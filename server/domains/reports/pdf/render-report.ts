@@ -71,10 +71,10 @@ function summaryCards(doc: PDFKit.PDFDocument, d: PdfReportData): void {
     d.normalized
       ? `Amounts converted to ${s.currency} at each entry's rate. ${unconvertedText(d)}`
       : s.isCurrencyMixed
-      ? `Totals span ${s.currencies.join(', ')}: shown in minor units, not FX-normalised. The currency breakdown below is the figure to rely on.`
-      : s.currency
-        ? `Amounts in ${s.currency}.`
-        : 'No entries in this period.',
+        ? `Totals span ${s.currencies.join(', ')}: shown in minor units, not FX-normalised. The currency breakdown below is the figure to rely on.`
+        : s.currency
+          ? `Amounts in ${s.currency}.`
+          : 'No entries in this period.',
     50,
   );
   const cards: [string, string, string?][] = [

@@ -124,7 +124,9 @@ async function normalizedSummaryReport(s: ReportScope, f: ReportFilters): Promis
     });
   }
   const unconverted = unconvertedOf(
-    groups.filter((r) => !r.converted).map((r) => ({ currency: r.currency, entry_count: r.entry_count, net_cents: r.income_cents - r.expense_cents })),
+    groups
+      .filter((r) => !r.converted)
+      .map((r) => ({ currency: r.currency, entry_count: r.entry_count, net_cents: r.income_cents - r.expense_cents })),
   );
   const totals = rows[0];
   const income = totals.total_income_cents ?? 0;
