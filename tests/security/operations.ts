@@ -50,6 +50,7 @@ export const EXPRESS_BEARER_ACCESS: Record<string, AccessPolicy> = {
   uploadEntryDocument: { kind: 'permission', permission: 'entry.create' },
   fulfillEntryDocument: { kind: 'permission', permission: 'entry.create' },
   downloadEntryDocument: { kind: 'authenticated' },
+  importFxRates: { kind: 'permission', permission: 'fx.manage' },
 };
 
 /**

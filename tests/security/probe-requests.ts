@@ -26,6 +26,7 @@ export type ForeignIds = {
   reviewId: string;
   syncId: string;
   integrationId: string;
+  fxRateId: number;
 };
 
 export type ProbeRequest = {
@@ -57,6 +58,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   syncs: 'syncId',
   'mappings/parties': 'partyMappingId',
   'mappings/taxes': 'taxMappingId',
+  'fx-rates': 'fxRateId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -94,6 +96,7 @@ const STRING_BY_FIELD: Record<string, string> = {
   password: 'long-enough-password-1',
   reason: 'security probe',
   notes: 'security probe',
+  rate: '1.1',
 };
 
 function idForPath(path: string, name: string, ids: ForeignIds): string | number {

@@ -131,6 +131,10 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   const review = ok(await api.post('/accounting/reviews', { entryId: entry.id, connectionId: connection.id }, t), 'review');
   const integration = ok(await api.post('/integrations', { workspaceId: ws.id, name: `${marker} integration` }, t), 'integration');
   const sources = ok(await api.get('/entry-sources', { ...t, query: { workspaceId: ws.id } }), 'entry sources') as { id: number }[];
+  const fxRate = ok(
+    await api.post('/fx-rates', { workspaceId: ws.id, currency: 'EUR', rateDate: '2026-03-15', rate: '1.0812' }, t),
+    'fx rate',
+  );
 
   const ids: ForeignIds = {
     workspaceId: ws.id,
@@ -149,6 +153,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     reviewId: review.id,
     syncId: sync.id,
     integrationId: integration.id,
+    fxRateId: fxRate.id,
   };
 
   const attackerMember = await caller(api);
