@@ -7,3 +7,6 @@
 export { valuate, NO_RATE, type ValuationRequest, type EntryValuation } from './valuation.js';
 export { fxRouter } from './fx.router.js';
 export { fxRoutes } from './import.http.js';
+// for the demo seed (server/seed/demo-fx.ts)
+export { upsertRates, type RateWrite } from './rate-rows.js';
+export { revalue } from './revalue.service.js';
