@@ -1,4 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensurePoppler, run } from '../reports/poppler.js';
 import { createEntry, createTag } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
 import { fxWorld, putRate, valuationOf, valueEntriesAsCreateWill, type FxWorld } from './fx-world.js';
@@ -218,5 +222,33 @@ describe('normalize=true', () => {
   it('refuses a normalize value other than true/false (400)', async () => {
     const res = await api.get('/reports/summary', { token: w.token, query: { workspaceId: w.workspaceId, normalize: 'yes' } });
     expect(res.status).toBe(400);
+  });
+});
+
+describe('the PDF report (CONTRACT §17: it leads with normalised totals when rates exist)', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'fx-pdf-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const pdfText = async (query: Record<string, string>) => {
+    const url = new URL('/reports/export/pdf', api.baseUrl);
+    for (const [k, v] of Object.entries({ workspaceId: String(w.workspaceId), ...query })) url.searchParams.set(k, v);
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${w.token}` } });
+    expect(res.status).toBe(200);
+    const file = path.join(dir, `${Object.values(query).join('-') || 'plain'}.pdf`);
+    writeFileSync(file, Buffer.from(await res.arrayBuffer()));
+    return run('pdftotext', ['-layout', file, '-']).replace(/[ \t]+/g, ' ');
+  };
+
+  it('shows base-currency totals first, what has no rate, and keeps the currency breakdown', async () => {
+    expect(ensurePoppler()).toBe(true);
+    const text = await pdfText({});
+    expect(text).toContain('Summary in USD');
+    expect(text).toContain('154.06'); // income 15,406 cents in USD
+    expect(text).toContain('2 entries without a rate are left out (net CHF 9.99; GBP -12.34)');
+    expect(text).toContain('Currency breakdown');
+    expect(text).toContain('JPY');
+    const plain = await pdfText({ normalize: 'false' });
+    expect(plain).not.toContain('Summary in USD');
+    expect(plain).toContain('not FX-normalised');
   });
 });

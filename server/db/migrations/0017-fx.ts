@@ -14,7 +14,10 @@ import { sql, type Migration } from './types.js';
  *   amount or date is edited, and by POST /fx-rates/revalue).
  * - entries_report_idx (0006) is rebuilt with amount_base_cents among its columns, so the
  *   normalised reports read the same narrow index-only scan as the others (one index, not
- *   a second one every entry write would maintain).
+ *   a second one every entry write would maintain). entries_unconverted_idx holds only the
+ *   counted entries WITHOUT a valuation (a currency with no rate yet; base-currency entries
+ *   always have one), so the `unconverted` part of a normalised report reads those few rows
+ *   instead of the whole range, and most entry writes never touch it.
  * - fx_base_cents(amount, rate, from_exp, to_exp): THE conversion (used by valuation and by
  *   revaluation alike): amount × rate moved from the entry currency's minor-unit exponent to
  *   the base currency's, rounded half to even, in exact integer numeric arithmetic
@@ -68,8 +71,12 @@ export const m0017: Migration = {
     CREATE INDEX entries_report_idx ON entries (workspace_id, entry_date)
       INCLUDE (entry_type, amount_cents, base_currency, project_id, from_party_id, to_party_id, id, amount_base_cents)
       WHERE entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED');
+    CREATE INDEX entries_unconverted_idx ON entries (workspace_id, entry_date)
+      INCLUDE (entry_type, amount_cents, base_currency, project_id)
+      WHERE amount_base_cents IS NULL AND entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED');
   `),
   down: sql(`
+    DROP INDEX entries_unconverted_idx;
     DROP INDEX entries_report_idx;
     CREATE INDEX entries_report_idx ON entries (workspace_id, entry_date)
       INCLUDE (entry_type, amount_cents, base_currency, project_id, from_party_id, to_party_id, id)
