@@ -1,13 +1,14 @@
 /**
- * Re-encrypts every stored connection secret (credentials, webhook secrets) under the first
- * key of CREDENTIALS_KEYS.
+ * Re-encrypts every stored connection secret (credentials, webhook secrets) and every stored
+ * Idempotency-Key response under the first key of CREDENTIALS_KEYS.
  *
  *   CREDENTIALS_KEYS="k2:<new base64 key>,k1:<old base64 key>" npm run rotate-keys
  *
  * Keep the old key in CREDENTIALS_KEYS (after the new one) until this has run; then it may be
  * dropped. The server must run with the same CREDENTIALS_KEYS. With the embedded database the
  * server must be stopped first (the script starts the embedded PostgreSQL itself).
- * Prints `{"connections":n,"reencrypted":m}`; never prints a key or a secret.
+ * Prints `{"connections":n,"reencrypted":m,"storedResponses":r,"storedResponsesReencrypted":s}`;
+ * never prints a key or a secret.
  */
 import 'reflect-metadata';
 import { existsSync, readFileSync } from 'node:fs';
@@ -20,6 +21,9 @@ import { createLogger } from '../server/lib/logger.js';
 import { resolveSecrets } from '../server/lib/secrets.js';
 import { setRuntime } from '../server/runtime.js';
 import { rotateConnectionSecrets, type RotationResult } from '../server/domains/accounting/connections/key-rotation.js';
+import { rotateStoredResponses } from '../server/http/idempotency-store.js';
+
+type Rotated = RotationResult & { storedResponses: number; storedResponsesReencrypted: number };
 
 const EMBEDDED_DB = 'finance';
 
@@ -34,7 +38,7 @@ function embeddedServerRunning(dataDir: string): boolean {
   }
 }
 
-export async function rotateKeys(env: NodeJS.ProcessEnv = process.env): Promise<RotationResult> {
+export async function rotateKeys(env: NodeJS.ProcessEnv = process.env): Promise<Rotated> {
   const config = loadConfig(env);
   const secrets = resolveSecrets(config);
   setRuntime({ config, secrets, logger: createLogger('silent') });
@@ -53,8 +57,10 @@ export async function rotateKeys(env: NodeJS.ProcessEnv = process.env): Promise<
       [{ present: boolean }],
       unknown,
     ];
-    if (!present) return { connections: 0, reencrypted: 0 };
-    return await rotateConnectionSecrets(secrets.credentialsKeys);
+    if (!present) return { connections: 0, reencrypted: 0, storedResponses: 0, storedResponsesReencrypted: 0 };
+    const connections = await rotateConnectionSecrets(secrets.credentialsKeys);
+    const responses = await rotateStoredResponses(secrets.credentialsKeys);
+    return { ...connections, storedResponses: responses.responses, storedResponsesReencrypted: responses.reencrypted };
   } finally {
     await closeDatabase();
     await embedded?.stop();

@@ -4,7 +4,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import { appRouter } from './trpc/router.js';
 import { keepJsonBodiesStrict } from './trpc/strict-json-bodies.js';
-import { registerSubscriptions } from './domains/subscriptions.js';
+import { wireDomainReactions } from './domains/reactions.js';
 import { contextFactory } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
 import { expressRoutes } from './http/express-routes.js';
@@ -21,7 +21,7 @@ import { runtime } from './runtime.js';
 /** Builds the whole HTTP surface without listening, so tests can mount it. */
 export function createApp(): Express {
   const { config } = runtime();
-  registerSubscriptions();
+  wireDomainReactions();
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);

@@ -40,6 +40,8 @@ const EnvSchema = z.object({
   LOGIN_MAX_FAILURES: int(10),
   LOGIN_WINDOW_MINUTES: int(15),
   INGEST_RATE_PER_MINUTE: int(600),
+  // rows of GET /reports/flows (largest first); beyond it the response says X-Truncated: true
+  REPORT_FLOWS_LIMIT: int(1000),
   SHUTDOWN_TIMEOUT_MS: int(10_000),
   // CONTRACT §17: how many days before an entry's date its currency's latest rate may be
   FX_MAX_RATE_AGE_DAYS: z.coerce.number().int().min(0).max(3660).default(7),

@@ -6,12 +6,13 @@ import { createLogger } from './lib/logger.js';
 import { resolveSecrets } from './lib/secrets.js';
 import { setRuntime } from './runtime.js';
 import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
+import { purgeExpiredKeys } from './http/idempotency-store.js';
 import { closeDatabase, connectDatabase } from './db/database.js';
 import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
-import { registerSubscriptions } from './domains/subscriptions.js';
+import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
 
 const EMBEDDED_DB = 'finance';
@@ -55,8 +56,11 @@ async function main(): Promise<void> {
   const sequelize = connectDatabase(databaseUrl);
   await migrateUp(sequelize);
 
-  registerSubscriptions();
+  wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
+  const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
+  purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
@@ -103,6 +107,7 @@ async function main(): Promise<void> {
       server.close(() => resolve());
       server.closeIdleConnections();
     });
+    clearInterval(purge);
     await syncScheduler.stop();
     await closeDatabase();
     await embedded?.stop();

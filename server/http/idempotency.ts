@@ -1,67 +1,20 @@
-import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
-import { QueryTypes } from 'sequelize';
-import { db, withFirstTransactionHook, type Transaction } from '../db/database.js';
+import { withFirstTransactionHook } from '../db/database.js';
 import { trySessionLock, type SessionLock } from '../db/session-locks.js';
 import { clock } from '../lib/clock.js';
 import { AppError } from '../lib/errors.js';
-import { bearerToken, verifyAccessToken } from '../domains/auth/tokens.js';
 import { sendError } from './errors.js';
-
-const KEEP_MS = 24 * 3_600_000;
-
-const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-
-/** Whose key this is: the token's user, or the API key's hash. Unidentified callers get no idempotency. */
-function callerOf(authorization: string | undefined, apiKey: string | undefined): string | undefined {
-  const token = bearerToken(authorization);
-  if (token) {
-    try {
-      return `user:${verifyAccessToken(token).sub}`;
-    } catch {
-      return undefined;
-    }
-  }
-  return apiKey ? `key:${sha256(apiKey)}` : undefined;
-}
-
-type Row = {
-  method: string;
-  path: string;
-  request_hash: string;
-  state: string;
-  response_status: number;
-  response_body: string;
-  response_type: string | null;
-  work_committed: boolean;
-  created_at: Date;
-};
-
-async function claim(caller: string, key: string, method: string, path: string, requestHash: string): Promise<boolean> {
-  const rows = await db().query(
-    `INSERT INTO idempotency_keys (caller, key, method, path, request_hash, state, created_at)
-     VALUES (:caller, :key, :method, :path, :requestHash, 'RUNNING', :now)
-     ON CONFLICT (caller, key) DO NOTHING RETURNING key`,
-    { replacements: { caller, key, method, path, requestHash, now: clock.now() }, type: QueryTypes.SELECT },
-  );
-  return rows.length === 1;
-}
-
-const readRow = async (caller: string, key: string): Promise<Row | undefined> =>
-  (
-    await db().query<Row>('SELECT * FROM idempotency_keys WHERE caller = :caller AND key = :key', {
-      replacements: { caller, key },
-      type: QueryTypes.SELECT,
-    })
-  )[0];
-
-/** Inside the request's first transaction: its work and this mark commit together, or neither does. */
-const markWorkCommitted = (caller: string, key: string) => async (tx: Transaction) => {
-  await db().query('UPDATE idempotency_keys SET work_committed = true WHERE caller = :caller AND key = :key', {
-    replacements: { caller, key },
-    transaction: tx,
-  });
-};
+import { authenticatedCaller, requestFingerprint } from './idempotency-request.js';
+import {
+  KEEP_MS,
+  claimKey,
+  deleteExpiredKey,
+  forgetUnlessCommitted,
+  markWorkCommitted,
+  readKey,
+  responseBodyOf,
+  storeResponse,
+} from './idempotency-store.js';
 
 function captureAndStore(res: Response, caller: string, key: string, lock: SessionLock): void {
   const chunks: Buffer[] = [];
@@ -83,25 +36,15 @@ function captureAndStore(res: Response, caller: string, key: string, lock: Sessi
       origEnd(chunk, ...rest);
       void lock.release();
     };
-    // a 5xx is not kept (the key may be retried), unless its work committed: running it again would repeat that work
+    // a 401 (the session ended while the request ran) stores nothing either: its caller was nobody
     const stored =
-      res.statusCode >= 500
-        ? db().query('DELETE FROM idempotency_keys WHERE caller = :caller AND key = :key AND NOT work_committed', {
-            replacements: { caller, key },
-          })
-        : db().query(
-            `UPDATE idempotency_keys SET state = 'DONE', response_status = :status, response_body = :body, response_type = :type
-              WHERE caller = :caller AND key = :key`,
-            {
-              replacements: {
-                caller,
-                key,
-                status: res.statusCode,
-                body: Buffer.concat(chunks).toString('utf8'),
-                type: String(res.getHeader('Content-Type') ?? 'application/json'),
-              },
-            },
-          );
+      res.statusCode >= 500 || res.statusCode === 401
+        ? forgetUnlessCommitted(caller, key)
+        : storeResponse(caller, key, {
+            status: res.statusCode,
+            body: Buffer.concat(chunks).toString('utf8'),
+            type: String(res.getHeader('Content-Type') ?? 'application/json'),
+          });
     stored.then(finish, finish);
     return res;
   }) as typeof res.end;
@@ -110,6 +53,9 @@ function captureAndStore(res: Response, caller: string, key: string, lock: Sessi
 /**
  * CONTRACT §1: a POST with Idempotency-Key is done once per (caller, key) for 24 h;
  * a repeat of the same request replays the first response, anything else is a 409.
+ * Only an authenticated caller has keys: a request that fails authentication goes on to its
+ * route (401) without reading or storing anything, so nothing is replayed to a logged-out session,
+ * an expired token or a revoked API key. Stored responses are sealed (idempotency-store.ts).
  *
  * The request that runs holds a session advisory lock on (caller, key) until its response is
  * stored, so a RUNNING row nobody holds was left by a process (or database) that died. Its work
@@ -123,31 +69,30 @@ export const idempotency: RequestHandler = async (req, res, next) => {
   let lock: SessionLock | null = null;
   try {
     if (key.length < 1 || key.length > 255) throw new AppError('BAD_REQUEST', 'Idempotency-Key must be 1..255 characters');
-    const caller = callerOf(req.get('Authorization'), req.get('X-API-Key'));
+    const caller = await authenticatedCaller(req);
     if (!caller) return next();
     const path = req.originalUrl;
-    const requestHash = sha256(JSON.stringify([req.method, path, req.body ?? null, req.get('content-length') ?? '']));
+    const requestHash = await requestFingerprint(req);
     lock = await trySessionLock(`idempotency:${caller}:${key}`);
     for (let attempt = 0; attempt < 2; attempt++) {
-      const row = await readRow(caller, key);
+      const row = await readKey(caller, key);
       if (!row) {
         if (!lock) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');
-        if (!(await claim(caller, key, req.method, path, requestHash))) continue;
+        if (!(await claimKey(caller, key, req.method, path, requestHash))) continue;
       } else {
         if (row.created_at.getTime() < clock.now().getTime() - KEEP_MS) {
-          await db().query('DELETE FROM idempotency_keys WHERE caller = :caller AND key = :key AND created_at = :at', {
-            replacements: { caller, key, at: row.created_at },
-          });
+          await deleteExpiredKey(caller, key, row.created_at);
           continue;
         }
         if (row.method !== req.method || row.path !== path || row.request_hash !== requestHash) {
           throw new AppError('CONFLICT', 'Idempotency-Key was already used for a different request');
         }
         if (row.state === 'DONE') {
+          const body = responseBodyOf(caller, key, row);
           await lock?.release();
           res.status(row.response_status).setHeader('Idempotency-Replayed', 'true');
           res.setHeader('Content-Type', row.response_type ?? 'application/json');
-          res.end(row.response_body);
+          res.end(body);
           return;
         }
         if (!lock) throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still in progress');

@@ -12,7 +12,8 @@ export type ErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'TOO_MANY_REQUESTS'
-  | 'INTERNAL_SERVER_ERROR';
+  | 'INTERNAL_SERVER_ERROR'
+  | 'SERVICE_UNAVAILABLE';
 
 export const HTTP_STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
@@ -24,6 +25,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 /** A rule the service refuses with; its message is safe to show to the caller. */
@@ -72,6 +74,7 @@ const statusByCode: Record<string, number> = {
   UNPROCESSABLE_CONTENT: 422,
   TOO_MANY_REQUESTS: 429,
   INTERNAL_SERVER_ERROR: 500,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 function zodIssuesOf(err: unknown): unknown[] | undefined {
@@ -118,7 +121,7 @@ function presentUnbounded(err: unknown): { status: number; body: ErrorBody; head
     if (issues) return { status: 400, body: { message: 'Input validation failed', code: 'BAD_REQUEST', issues } };
     const code = err.code === 'PARSE_ERROR' ? 'BAD_REQUEST' : err.code;
     const status = statusByCode[code] ?? 500;
-    if (status >= 500) return internal();
+    if (status >= 500 && code !== 'SERVICE_UNAVAILABLE') return internal(); // a 503 says why, with Retry-After
     const headers = err instanceof AppError ? err.headers : undefined;
     const own = err instanceof AppError ? err.issues : undefined;
     return { status, body: own ? { message: err.message, code, issues: own } : { message: err.message, code }, headers };

@@ -3,7 +3,7 @@ import type { Actor } from '../lib/scope.js';
 import { createEntry, reconcileEntry } from '../domains/entries/entries.service.js';
 import { changeStatus, refundEntry, reimburseEntry } from '../domains/entries/lifecycle.js';
 import { addNote } from '../domains/entries/notes.service.js';
-import { closePeriod, createPeriod } from '../domains/accounting/periods/periods.service.js';
+import { closePeriod, createPeriod } from '../domains/periods/index.js';
 
 export type DemoWorkspace = { workspaceId: number; projectIds: number[]; partyIds: number[]; tagIds: number[]; ownPartyId: number };
 

@@ -7,7 +7,7 @@ import { entrySourcesRouter } from '../domains/workspaces/entry-sources.router.j
 import { partiesRouter } from '../domains/parties/parties.router.js';
 import { tagsRouter } from '../domains/tags/tags.router.js';
 import { entriesRouter } from '../domains/entries/entries.router.js';
-import { periodsRouter } from '../domains/accounting/periods/periods.router.js';
+import { periodsRouter } from '../domains/periods/index.js';
 import { reportsRouter } from '../domains/reports/reports.router.js';
 import { integrationsRouter } from '../domains/integrations/integrations.router.js';
 import { documentsRouter } from '../domains/documents/documents.router.js';

@@ -232,7 +232,7 @@ export const MappingIdInput = z.object({ id: Uuid });
 
 /* ---------- reviews (CONTRACT §8) ---------- */
 
-export const ReviewStatus = z.enum(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED']);
+export const ReviewStatus = z.enum(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED', 'CANCELLED']);
 const Notes = z.string().trim().min(1).max(TEXT_MAX);
 
 export const ReviewObject = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { IntId, IntIdValue, NAME_MAX, Text, Timestamp, UuidValue } from './common.js';
+import { IntId, IntIdValue, NAME_MAX, QueryBool, Text, Timestamp, UuidValue } from './common.js';
 
 export const TAG_NAME_MAX = 100;
 const Color = z
@@ -12,8 +12,13 @@ export const TagObject = z.object({
   workspaceId: IntIdValue,
   name: Text(TAG_NAME_MAX),
   color: Color.nullable(),
+  archivedAt: Timestamp.nullable().describe('When the tag was deleted (archived); null for a usable tag'),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+});
+export const ListTagsQuery = z.object({
+  workspaceId: IntId,
+  includeArchived: QueryBool.optional().describe('true lists deleted (archived) tags too'),
 });
 export const CreateTagInput = z
   .object({ workspaceId: IntId, name: z.string().trim().min(1).max(TAG_NAME_MAX), color: Color.optional() })

@@ -139,7 +139,7 @@ describe('key rotation', () => {
     const total = (await rows()).length;
     const root = path.resolve(import.meta.dirname, '..', '..');
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/rotate-keys.ts'], { cwd: root, env, timeout: 60_000 });
-    expect(JSON.parse(stdout)).toEqual({ connections: total, reencrypted: total });
+    expect(JSON.parse(stdout)).toEqual({ connections: total, reencrypted: total, storedResponses: 0, storedResponsesReencrypted: 0 });
     for (const k of [k3, ...current]) expect(stdout).not.toContain(k.key.toString('base64'));
     for (const row of await rows()) {
       expect(row.credentials_kid).toBe('k3');

@@ -77,6 +77,18 @@ describe('POST /auth/login', () => {
     expect((await api.post('/auth/login', { email: user.email, password: PASSWORD })).status).toBe(200);
   });
 
+  it('checks at most 10 passwords per email under concurrency: 40 parallel wrong passwords get ten 401s and thirty 429s', async () => {
+    const user = await buildUser();
+    const results = await Promise.all(
+      Array.from({ length: 40 }, () => api.post('/auth/login', { email: user.email, password: 'wrong-password' })),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.filter((s) => s === 401)).toHaveLength(10);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(30);
+    for (const r of results.filter((x) => x.status === 429)) expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await api.post('/auth/login', { email: user.email, password: PASSWORD })).status).toBe(429);
+  });
+
   it('rejects a body with unknown fields', async () => {
     const res = await api.post('/auth/login', { email: 'a@b.c', password: 'x', admin: true });
     expectErrorBody(res, 400, 'BAD_REQUEST');

@@ -48,6 +48,8 @@ export type QbEmulator = EmulatorServer & {
 };
 
 const now = () => new Date().toISOString();
+/** The most objects QuickBooks puts in one change data capture answer. */
+const CDC_MAX_OBJECTS = 1000;
 const fault = (status: number, code: string, message: string, detail: string, type = 'ValidationFault'): Reply => ({
   status,
   body: { Fault: { Error: [{ Message: message, Detail: detail, code }], type }, time: now() },
@@ -233,21 +235,28 @@ export async function startQuickBooksEmulator(): Promise<QbEmulator> {
     return { status: 200, body: { [entity]: visible(t), time: now() } };
   }
 
+  /** Like QuickBooks: at most CDC_MAX_OBJECTS changed objects per answer (the earliest changed), no paging parameters. */
   function cdc(r: SeenRequest): Reply {
     const since = r.query.get('changedSince');
     const entities = (r.query.get('entities') ?? '').split(',').filter(Boolean);
     if (!since || !Number.isFinite(Date.parse(since))) return fault(400, '2020', 'Required param missing', 'changedSince');
     const from = Date.parse(since);
+    const changed = entities
+      .flatMap((name) => {
+        const objects = name === 'Purchase' ? purchases : name === 'Deposit' ? deposits : new Map<string, Txn>();
+        return [...objects.values()].filter((t) => Date.parse(t.MetaData.LastUpdatedTime) >= from).map((t) => ({ name, t }));
+      })
+      .sort((a, b) => Date.parse(a.t.MetaData.LastUpdatedTime) - Date.parse(b.t.MetaData.LastUpdatedTime))
+      .slice(0, CDC_MAX_OBJECTS);
     const groups = entities.map((name) => {
-      const objects = name === 'Purchase' ? purchases : name === 'Deposit' ? deposits : new Map<string, Txn>();
-      const changed = [...objects.values()]
-        .filter((t) => Date.parse(t.MetaData.LastUpdatedTime) >= from)
-        .map((t) =>
+      const mine = changed
+        .filter((c) => c.name === name)
+        .map(({ t }) =>
           t.deleted
             ? { domain: 'QBO', status: 'Deleted', Id: t.Id, MetaData: { LastUpdatedTime: t.MetaData.LastUpdatedTime } }
             : visible(t),
         );
-      return changed.length ? { [name]: changed, startPosition: 1, maxResults: changed.length } : { startPosition: 1, maxResults: 0 };
+      return mine.length ? { [name]: mine, startPosition: 1, maxResults: mine.length } : { startPosition: 1, maxResults: 0 };
     });
     return { status: 200, body: { CDCResponse: [{ QueryResponse: groups }], time: now() } };
   }

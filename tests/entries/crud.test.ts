@@ -163,11 +163,36 @@ describe('POST /entries', () => {
     expect(min.amountCents).toBe(1);
   });
 
+  it('refuses an item categoryId that is not an active category of the workspace (400), and writes nothing', async () => {
+    const w = await entryWorld(api);
+    const other = await entryWorld(api);
+    const foreign = await makeCategory(other);
+    const inactive = await makeCategory(w, '7000');
+    expect((await api.del(`/accounting/categories/${inactive}`, { token: w.token })).status).toBe(200);
+    for (const categoryId of [foreign, inactive, '0b7e1c52-3f7a-4d8e-9a41-2c6f0f1d9e11']) {
+      const res = await api.post(
+        '/entries',
+        {
+          projectId: w.projectIds[0],
+          entryType: 'EXPENSE',
+          amountCents: 100,
+          baseCurrency: 'USD',
+          entryDate: '2026-01-15',
+          items: [{ description: 'Screws', unitAmountCents: 100, amountCents: 100, categoryId }],
+        },
+        { token: w.token },
+      );
+      expectErrorBody(res, 400, 'BAD_REQUEST');
+    }
+    expect(await listIds(api, w.token, { workspaceId: w.workspaceId })).toEqual([]);
+  });
+
   it('stores line items and payments and returns them, with tags sorted by name, in the detail', async () => {
     const w = await entryWorld(api);
     const zeta = await makeTag(api, w.token, w.workspaceId, 'zeta', '#00ff00');
     const alpha = await makeTag(api, w.token, w.workspaceId, 'Alpha', '#ff0000');
     const mid = await makeTag(api, w.token, w.workspaceId, 'mid');
+    const category = await makeCategory(w);
     const created = await makeEntry(api, w.token, {
       projectId: w.projectIds[0],
       amountCents: 12345,
@@ -179,7 +204,7 @@ describe('POST /entries', () => {
           quantity: 1.5,
           unitAmountCents: 1000,
           amountCents: 1500,
-          categoryId: '0b7e1c52-3f7a-4d8e-9a41-2c6f0f1d9e11',
+          categoryId: category,
         },
         { description: 'Delivery', unitAmountCents: 845, amountCents: 845 },
       ],
@@ -198,7 +223,7 @@ describe('POST /entries', () => {
         quantity: 1.5,
         unitAmountCents: 1000,
         amountCents: 1500,
-        categoryId: '0b7e1c52-3f7a-4d8e-9a41-2c6f0f1d9e11',
+        categoryId: category,
       },
       { id: expect.any(Number), description: 'Delivery', quantity: 1, unitAmountCents: 845, amountCents: 845, categoryId: null },
     ]);
@@ -780,3 +805,13 @@ describe('JSON body types are strict (CONTRACT §2: a body failing its schema is
     expect(got.body).toMatchObject({ amountCents: 1000, excludeFromSync: false, isReconciled: false });
   });
 });
+
+async function makeCategory(w: { token: string; workspaceId: number }, code = '6000'): Promise<string> {
+  const res = await api.post(
+    '/accounting/categories',
+    { workspaceId: w.workspaceId, code, name: `Category ${code}`, accountType: 'EXPENSE' },
+    { token: w.token },
+  );
+  expect(res.status, res.text).toBe(200);
+  return res.body.id;
+}

@@ -1,9 +1,8 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
-import { entryHooks } from '../../server/domains/entries/entry-hooks.js';
-import type { EntryRow } from '../../server/domains/entries/entry-rows.js';
-import type { EventActor } from '../../server/domains/entries/events.js';
+import { reviewReactions } from '../../server/domains/accounting/index.js';
+import type { EntryRow, EventActor } from '../../server/domains/entries/index.js';
 import { buildParty, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectIngestOk, ingest, integrationWorld, item } from './helpers.js';
@@ -12,9 +11,10 @@ let api: Api;
 const hookCalls: { rows: EntryRow[]; actor: EventActor }[] = [];
 beforeAll(async () => {
   api = await startServer();
-  entryHooks.onCreated(async (_tx, rows, actor) => {
+  const queue = reviewReactions.queueForNewEntries;
+  vi.spyOn(reviewReactions, 'queueForNewEntries').mockImplementation(async (tx, rows, actor) => {
     if (actor.actorType === 'INTEGRATION') hookCalls.push({ rows, actor });
-    return false;
+    return queue(tx, rows, actor);
   });
 });
 
@@ -127,7 +127,7 @@ describe('POST /api/v1/ingest: results', () => {
     expect(verify.body).toEqual({ valid: true, count: 2, firstBrokenEventId: null });
   });
 
-  it('calls the entry-created hooks once per batch with every created row (review auto-queue)', async () => {
+  it('calls the new-entries reaction (review auto-queue) once per batch with every created row', async () => {
     const w = await integrationWorld(api);
     hookCalls.length = 0;
     const res = await ingest(api, w.apiKey, {
@@ -142,7 +142,7 @@ describe('POST /api/v1/ingest: results', () => {
         .map((r: { entryId: number }) => r.entryId)
         .sort(),
     );
-    // a batch of only duplicates creates nothing and calls no hook
+    // a batch of only duplicates creates nothing and calls no reaction
     hookCalls.length = 0;
     const again = await ingest(api, w.apiKey, { entries: [item(w.projectIds[0], 'h-1')] });
     expect(again.body.results[0].status).toBe('DUPLICATE');

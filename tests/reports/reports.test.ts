@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runtime } from '../../server/runtime.js';
 import { startServer } from '../support/http.js';
 import { buildDataset, report, type Dataset } from './dataset.js';
 
@@ -270,6 +271,28 @@ describe('GET /reports/flows', () => {
       flow(d.acme, 'Acme', d.globex, 'Globex', 100, 1),
       flow(null, 'Unassigned', d.acme, 'Acme', 5, 1),
     ]);
+  });
+});
+
+describe('GET /reports/flows is capped (REPORT_FLOWS_LIMIT, issue 18)', () => {
+  it('gives the largest links up to the limit, with X-Truncated saying whether more were left out', async () => {
+    const all = await report(d, 'flows');
+    const get = () => d.api.get('/reports/flows', { token: d.token, query: { workspaceId: d.workspaceId } });
+    const full = await get();
+    expect(full.headers.get('x-truncated')).toBe('false');
+    const limit = runtime().config.REPORT_FLOWS_LIMIT;
+    expect(limit).toBe(1000);
+    try {
+      runtime().config.REPORT_FLOWS_LIMIT = 3;
+      const capped = await get();
+      expect(capped.status).toBe(200);
+      expect(capped.body).toEqual(all.slice(0, 3));
+      expect(capped.headers.get('x-truncated')).toBe('true');
+      runtime().config.REPORT_FLOWS_LIMIT = all.length;
+      expect((await get()).headers.get('x-truncated')).toBe('false');
+    } finally {
+      runtime().config.REPORT_FLOWS_LIMIT = limit;
+    }
   });
 });
 

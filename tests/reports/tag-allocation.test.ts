@@ -50,15 +50,19 @@ describe('by-tag after tag changes', () => {
     await ranksAreFresh();
   });
 
-  it('re-ranks the entries of a deleted tag', async () => {
+  it('keeps the share of a deleted (archived) tag: history is not rewritten (CONTRACT §4)', async () => {
+    const before = await report(d, 'by-tag');
     const res = await d.api.del(`/tags/${d.alpha}`, { token: d.token });
     expect(res.status, res.text).toBe(200);
-    // E1 100 → 50/50, E2 251 → 126/125, E4 5 → 3/2, E6 333 → gamma; E3 is untagged now
-    expect(await report(d, 'by-tag')).toEqual([tagRow(d.gamma, 'gamma', 52, 458, 4), tagRow(d.beta, 'beta', 53, 126, 3)]);
+    expect(await report(d, 'by-tag')).toEqual(before);
+    expect(before.map((r: { tagId: number }) => r.tagId)).toContain(d.alpha);
     await ranksAreFresh();
   });
 
   it('follows raw SQL writes too (ingest, imports)', async () => {
+    // alpha leaves its entries by raw SQL: E1 100 → 50/50, E2 251 → 126/125, E4 5 → 3/2, E6 333 → gamma; E3 untagged
+    await db().query(`DELETE FROM entry_tags WHERE tag_id = $1`, { bind: [d.alpha], type: QueryTypes.DELETE });
+    expect(await report(d, 'by-tag')).toEqual([tagRow(d.gamma, 'gamma', 52, 458, 4), tagRow(d.beta, 'beta', 53, 126, 3)]);
     await db().query(`INSERT INTO entry_tags (entry_id, tag_id, workspace_id) VALUES ($1, $2, $3), ($4, $2, $3)`, {
       bind: [d.entries.E5, d.beta, d.workspaceId, d.entries.E7],
       type: QueryTypes.INSERT,

@@ -7,7 +7,10 @@ import { db } from '../../server/db/database.js';
 import { runtime } from '../../server/runtime.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { client, registerSecret, scannedResponses, startServer, type Api } from '../support/http.js';
-import { scanResponse } from './secret-scan.js';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../server/lib/logger.js';
+import { setRuntime } from '../../server/runtime.js';
+import { scanDatabase, scanResponse } from './secret-scan.js';
 
 /**
  * The secret scanner that every test response passes through (tests/support/http.ts): it must
@@ -123,5 +126,76 @@ describe('the test client scans every response', () => {
       expect((await api.get(path, { token: admin.token, query: { workspaceId: ws.id } })).status).toBe(200);
     }
     expect(scannedResponses() - before).toBeGreaterThanOrEqual(12);
+  });
+});
+
+describe('no secret at rest in plain text (issue 18)', () => {
+  let api: Api;
+  const logs: string[] = [];
+  const previous = runtime();
+  beforeAll(async () => {
+    api = await startServer();
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        logs.push(String(chunk));
+        done();
+      },
+    });
+    setRuntime({ ...previous, logger: createLogger('trace', sink) });
+  });
+  afterAll(() => setRuntime(previous));
+
+  it('finds a planted plaintext in any table, text or bytea', async () => {
+    const planted = `planted-${randomBytes(8).toString('hex')}`;
+    const ws = await buildWorkspace();
+    await db().query('INSERT INTO tags (workspace_id, name, created_at, updated_at) VALUES (:ws, :name, now(), now())', {
+      replacements: { ws: ws.id, name: `x ${planted} y` },
+    });
+    expect(await scanDatabase([planted])).toEqual([{ secret: planted, column: '"public"."tags"."name"' }]);
+    await db().query('DELETE FROM tags WHERE name = :name', { replacements: { name: `x ${planted} y` } });
+    expect(await scanDatabase([planted])).toEqual([]);
+  });
+
+  it('after users, logins, connections with credentials and integrations (with Idempotency-Key too), no table column and no log line holds one', async () => {
+    const ws = await buildWorkspace();
+    const admin = await actor(api, { workspaceId: ws.id });
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    const credential = `cred-${randomBytes(8).toString('hex')}`;
+    const webhookSecret = `hook-${randomBytes(8).toString('hex')}`;
+    const email = `rest-${randomBytes(3).toString('hex')}@example.test`;
+    const user = await api.post('/users', { email, name: 'R', password, permissions: [] }, { token: admin.token });
+    expect(user.status, user.text).toBe(200);
+    const login = await api.post('/auth/login', { email, password }, { headers: { 'Idempotency-Key': `login-${email}` } });
+    expect(login.status).toBe(200);
+    const conn = await api.post(
+      '/accounting/connections',
+      { workspaceId: ws.id, providerType: 'MANUAL', name: 'R', credentials: { apiKey: credential }, config: { webhookSecret } },
+      { token: admin.token, headers: { 'Idempotency-Key': `conn-${email}` } },
+    );
+    expect(conn.status, conn.text).toBe(200);
+    const keyed = { token: admin.token, headers: { 'Idempotency-Key': `integration-${email}` } };
+    const created = await api.post('/integrations', { workspaceId: ws.id, name: 'R' }, keyed);
+    expect(created.status).toBe(200);
+    expect((await api.post('/integrations', { workspaceId: ws.id, name: 'R' }, keyed)).headers.get('idempotency-replayed')).toBe('true');
+    const plain = await api.post('/integrations', { workspaceId: ws.id, name: 'R2' }, { token: admin.token });
+    const rotated = await api.post(`/integrations/${created.body.id}/rotate-key`, undefined, {
+      token: admin.token,
+      headers: { 'Idempotency-Key': `rotate-${email}` },
+    });
+    expect(rotated.status).toBe(200);
+    const secrets = [
+      password,
+      credential,
+      webhookSecret,
+      created.body.apiKey,
+      plain.body.apiKey,
+      rotated.body.apiKey,
+      login.body.access_token,
+      admin.token,
+    ];
+    expect(await scanDatabase(secrets)).toEqual([]);
+    const logged = logs.join('');
+    expect(logs.length).toBeGreaterThan(0);
+    for (const secret of secrets) expect(logged.includes(secret), 'a secret in the logs').toBe(false);
   });
 });

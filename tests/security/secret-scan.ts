@@ -82,3 +82,40 @@ export function scanResponse(method: string, path: string, text: string, json?: 
   const key = json === undefined || pathname === '/openapi.json' ? undefined : forbiddenKeyIn(json, '$');
   if (key) throw new Error(`secret scan: field ${key} in the response of ${where}`);
 }
+
+/** Where a plaintext secret was found in the database: `schema.table.column`. */
+export type DatabaseHit = { secret: string; column: string };
+
+/**
+ * Looks for each plaintext secret in every text, varchar, char, json, jsonb, bytea (and array of
+ * them) column of every table outside PostgreSQL's own schemas. A column that keeps a secret's hash
+ * or ciphertext does not hold the plaintext, so it passes; any other copy is a hit.
+ */
+export async function scanDatabase(secrets: string[]): Promise<DatabaseHit[]> {
+  const { db } = await import('../../server/db/database.js');
+  const { QueryTypes } = await import('sequelize');
+  const columns = await db().query<{ schema: string; table: string; column: string; type: string }>(
+    `SELECT c.table_schema AS schema, c.table_name AS table, c.column_name AS column, c.udt_name AS type
+       FROM information_schema.columns c
+       JOIN information_schema.tables t ON t.table_schema = c.table_schema AND t.table_name = c.table_name AND t.table_type = 'BASE TABLE'
+      WHERE c.table_schema NOT IN ('pg_catalog', 'information_schema')
+        AND c.udt_name IN ('text', 'varchar', 'bpchar', 'json', 'jsonb', 'bytea', '_text', '_varchar', '_jsonb')`,
+    { type: QueryTypes.SELECT },
+  );
+  const hits: DatabaseHit[] = [];
+  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
+  for (const c of columns) {
+    const column = `${quote(c.schema)}.${quote(c.table)}.${quote(c.column)}`;
+    // bytea: the secret's UTF-8 bytes anywhere in the value; everything else: its text form
+    const test =
+      c.type === 'bytea'
+        ? `position(convert_to(s, 'UTF8') IN x.${quote(c.column)}) > 0`
+        : `strpos(x.${quote(c.column)}::text, s) > 0 OR strpos(x.${quote(c.column)}::text, to_json(s)::text) > 0`;
+    const found = await db().query<{ s: string }>(
+      `SELECT DISTINCT s FROM ${quote(c.schema)}.${quote(c.table)} x, unnest(ARRAY[:secrets]::text[]) AS s WHERE ${test}`,
+      { replacements: { secrets }, type: QueryTypes.SELECT },
+    );
+    for (const f of found) hits.push({ secret: f.s, column });
+  }
+  return hits;
+}

@@ -104,19 +104,34 @@ describe('PATCH /tags/{id}', () => {
 });
 
 describe('DELETE /tags/{id}', () => {
-  it('deletes the tag; its name can then be used again', async () => {
+  it('archives the tag: gone from GET /tags and from new tagging (400), kept on its entries, its name free again', async () => {
     const ws = await buildWorkspace();
     const tag = await buildTag(ws.id, { name: 'Temp' });
     const me = await actor(api, { workspaceId: ws.id });
+    const entryBody = { projectId: ws.projectIds[0], entryType: 'EXPENSE', amountCents: 100, baseCurrency: 'USD', entryDate: '2026-03-01' };
+    const tagged = await api.post('/entries', { ...entryBody, tagIds: [tag.id] }, { token: me.token });
+    expect(tagged.status, tagged.text).toBe(200);
     const res = await api.del(`/tags/${tag.id}`, { token: me.token });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ success: true });
-    expect(await Tag.findByPk(tag.id)).toBeNull();
+    expect((await Tag.findByPk(tag.id))!.archivedAt).toBeInstanceOf(Date);
+    const usable = await api.get('/tags', { token: me.token, query: { workspaceId: ws.id } });
+    expect(usable.body.map((t: { id: number }) => t.id)).not.toContain(tag.id);
+    const all = await api.get('/tags', { token: me.token, query: { workspaceId: ws.id, includeArchived: 'true' } });
+    expect(all.body.find((t: { id: number }) => t.id === tag.id)).toMatchObject({ name: 'Temp', archivedAt: expect.any(String) });
+    const detail = await api.get(`/entries/${tagged.body.id}`, { token: me.token });
+    expect(detail.body.tags).toEqual([{ id: tag.id, name: 'Temp', color: null }]);
+    expectErrorBody(await api.post('/entries', { ...entryBody, tagIds: [tag.id] }, { token: me.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.put(`/entries/${tagged.body.id}/tags`, { tagIds: [tag.id, tag.id] }, { token: me.token }),
+      400,
+      'BAD_REQUEST',
+    );
     expectErrorBody(await api.del(`/tags/${tag.id}`, { token: me.token }), 404, 'NOT_FOUND');
     expect((await api.post('/tags', { workspaceId: ws.id, name: 'temp' }, { token: me.token })).status).toBe(200);
   });
 
-  it('parallel deletes of tags sharing entries all succeed (they deadlocked into 500s, found by the fuzzer)', async () => {
+  it('parallel deletes (archives) of tags sharing entries all succeed', async () => {
     const ws = await buildWorkspace();
     const me = await actor(api, { workspaceId: ws.id });
     const tags = [];
@@ -131,7 +146,7 @@ describe('DELETE /tags/{id}', () => {
     }
     const results = await Promise.all(tags.map((id) => api.del(`/tags/${id}`, { token: me.token })));
     expect(results.map((r) => r.status)).toEqual(tags.map(() => 200));
-    expect(await Tag.count({ where: { workspaceId: ws.id } })).toBe(0);
+    expect(await Tag.count({ where: { workspaceId: ws.id, archivedAt: null } })).toBe(0);
   });
 
   it('404 for a foreign tag, 403 without entry.edit, 400 for a bad id', async () => {

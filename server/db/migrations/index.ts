@@ -10,10 +10,12 @@ import { m0008 } from './0008-auth-change-notify.js';
 import { m0009 } from './0009-idempotency-work-committed.js';
 import { m0010 } from './0010-entries-change-notify.js';
 import { m0011 } from './0011-entries-redundant-workspace-fk.js';
+import { m0012 } from './0012-ledger-core.js';
+import { m0013 } from './0013-idempotency-encryption.js';
 import { m0017 } from './0017-fx.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
-export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0017];
+export const migrations: Migration[] = [m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0017];
 
 const names = migrations.map((m) => m.name);
 if (names.some((name, i) => i > 0 && name <= names[i - 1])) {

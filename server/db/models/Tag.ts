@@ -6,6 +6,7 @@ export class Tag extends Model {
   @Column(DataType.INTEGER) declare workspaceId: number;
   @Column(DataType.TEXT) declare name: string;
   @Column(DataType.TEXT) declare color: string | null;
+  @Column(DataType.DATE) declare archivedAt: Date | null;
   declare createdAt: Date;
   declare updatedAt: Date;
 }

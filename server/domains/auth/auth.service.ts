@@ -22,34 +22,49 @@ function tokenResponse(user: { id: string; email: string; name: string; permissi
   };
 }
 
-/** 429 once an email has too many recent failures; says when to come back. */
-async function assertNotThrottled(email: string): Promise<void> {
+/**
+ * Takes one of the email's LOGIN_MAX_FAILURES password checks of the window, or 429 (with when to
+ * come back) when none is left. The attempt is recorded before the password is checked, under a
+ * transaction lock on the email, so however many attempts arrive at once, on however many
+ * instances, at most that many passwords are checked (CONTRACT §4). A success removes the
+ * email's attempts again; a failure leaves its row, which is the recorded failure.
+ */
+async function takeLoginAttempt(email: string): Promise<void> {
   const { LOGIN_MAX_FAILURES, LOGIN_WINDOW_MINUTES } = runtime().config;
   const windowMs = LOGIN_WINDOW_MINUTES * 60_000;
   const now = clock.now().getTime();
-  const rows = await db().query<{ attempted_at: Date }>(
-    `SELECT attempted_at FROM login_failures WHERE email = :email AND attempted_at > :since ORDER BY attempted_at ASC`,
-    { replacements: { email, since: new Date(now - windowMs) }, type: QueryTypes.SELECT },
-  );
-  if (rows.length < LOGIN_MAX_FAILURES) return;
-  const freesAt = rows[rows.length - LOGIN_MAX_FAILURES].attempted_at.getTime() + windowMs;
-  const retryAfter = Math.max(1, Math.ceil((freesAt - now) / 1000));
-  throw new AppError('TOO_MANY_REQUESTS', 'Too many failed login attempts; try again later', {
-    headers: { 'Retry-After': String(retryAfter) },
+  const retryAfter = await transaction(async (tx) => {
+    await db().query('SELECT pg_advisory_xact_lock(hashtextextended(:lock, 0))', {
+      replacements: { lock: `login:${email}` },
+      transaction: tx,
+    });
+    const rows = await db().query<{ attempted_at: Date }>(
+      `SELECT attempted_at FROM login_failures WHERE email = :email AND attempted_at > :since ORDER BY attempted_at ASC`,
+      { replacements: { email, since: new Date(now - windowMs) }, type: QueryTypes.SELECT, transaction: tx },
+    );
+    if (rows.length >= LOGIN_MAX_FAILURES) {
+      const freesAt = rows[rows.length - LOGIN_MAX_FAILURES].attempted_at.getTime() + windowMs;
+      return Math.max(1, Math.ceil((freesAt - now) / 1000));
+    }
+    await db().query('INSERT INTO login_failures (email, attempted_at) VALUES (:email, :at)', {
+      replacements: { email, at: new Date(now) },
+      transaction: tx,
+    });
+    return null;
   });
+  if (retryAfter !== null) {
+    throw new AppError('TOO_MANY_REQUESTS', 'Too many failed login attempts; try again later', {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
 }
 
 export async function login(input: LoginInput): Promise<TokenResponse> {
   const email = input.email.trim().toLowerCase();
-  await assertNotThrottled(email);
+  await takeLoginAttempt(email);
   const user = await User.findOne({ where: { email } });
   const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash()), input.password);
-  if (!user || !ok || !user.isActive) {
-    await db().query('INSERT INTO login_failures (email, attempted_at) VALUES (:email, :at)', {
-      replacements: { email, at: clock.now() },
-    });
-    throw unauthorized(BAD_LOGIN);
-  }
+  if (!user || !ok || !user.isActive) throw unauthorized(BAD_LOGIN); // the attempt taken above stays, as a failure
   const now = clock.now();
   const session = await transaction(async (tx) => {
     await db().query('DELETE FROM login_failures WHERE email = :email', { replacements: { email }, transaction: tx });

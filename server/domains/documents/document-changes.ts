@@ -1,12 +1,10 @@
 import type { Transaction } from '../../db/database.js';
 import { conflict } from '../../lib/errors.js';
-import type { EntryRow } from '../entries/entry-rows.js';
-import { recordEvent, type EventActor, type EventKind } from '../entries/events.js';
-import { recomputeCompleteness } from './completeness.js';
+import { isFrozen, ledger, type EntryRow, type EventActor, type EventKind } from '../entries/index.js';
 
 /** CONTRACT §6: no document changes on VOIDED or CANCELLED entries. */
 export function assertEntryTakesDocumentChanges(entry: EntryRow): void {
-  if (entry.entry_status === 'VOIDED' || entry.entry_status === 'CANCELLED') {
+  if (isFrozen(entry.entry_status)) {
     throw conflict(`Documents of a ${entry.entry_status} entry cannot change`);
   }
 }
@@ -20,7 +18,7 @@ export async function recordDocumentChange(
   who: EventActor,
   now: Date,
 ): Promise<boolean> {
-  const isComplete = await recomputeCompleteness(tx, entry.id, now);
-  await recordEvent(tx, entry, kind, { ...data, isComplete }, who);
+  const isComplete = await ledger.recomputeCompleteness(tx, entry.id, now);
+  await ledger.recordEvent(tx, entry, kind, { ...data, isComplete }, who);
   return isComplete;
 }

@@ -14,7 +14,7 @@ import {
   UploadForm,
   UploadQuery,
 } from '../../../shared/contracts/documents.js';
-import { authorizeRequest } from '../auth/authenticate.js';
+import { authorizeRequest } from '../auth/index.js';
 import { streamToResponse } from '../../http/streams.js';
 import { sendError } from '../../http/errors.js';
 import { documentExpressPath } from '../../http/express-paths.js';

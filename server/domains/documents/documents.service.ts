@@ -3,8 +3,8 @@ import { clock } from '../../lib/clock.js';
 import { conflict } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { DocumentObject, RequestDocumentInput } from '../../../shared/contracts/documents.js';
-import { loadEntry, lockEntry, type EntryRow } from '../entries/entry-rows.js';
-import { byUser, type EventActor } from '../entries/events.js';
+import { loadEntry, lockEntry, type EntryRow } from '../entries/index.js';
+import { byUser, type EventActor } from '../entries/index.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentRowsOf, insertDocumentRow, loadDocument, presentDocument, updateDocumentRow } from './document-rows.js';
 

@@ -4,17 +4,23 @@ import { AppError, badRequest } from '../../lib/errors.js';
 import { runtime } from '../../runtime.js';
 import type { IncomingFile } from './document-files.service.js';
 
+/** A keyed request's body was already read whole, to fingerprint it (server/http/idempotency-request.ts): busboy reads that copy. */
+const streamHandler = (req: Request, busboy: NodeJS.WritableStream) => (req.rawBody ? busboy.end(req.rawBody) : req.pipe(busboy));
+
 /**
  * multer with memory storage: one `file` part and a few small text fields. Built per request,
  * so the size limit is the current UPLOAD_LIMIT_BYTES.
  */
-const parserFor = (uploadLimit: number) =>
-  multer({
+const parserFor = (uploadLimit: number) => {
+  const options: multer.Options & { streamHandler: typeof streamHandler } = {
     storage: multer.memoryStorage(),
     preservePath: true, // the service strips paths itself (both / and \), the same for every caller
     defParamCharset: 'utf8',
     limits: { fileSize: uploadLimit, files: 1, fields: 4, parts: 5, fieldSize: 1024, fieldNameSize: 100, headerPairs: 20 },
-  }).single('file');
+    streamHandler, // not in @types/multer 2.3 (multer 2.5 has it)
+  };
+  return multer(options).single('file');
+};
 
 function toAppError(err: unknown): AppError {
   if (err instanceof multer.MulterError) {

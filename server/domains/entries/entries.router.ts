@@ -23,6 +23,7 @@ import {
 import { router } from '../../trpc/init.js';
 import { authedProcedure, op, permitted } from '../../trpc/procedures.js';
 import * as entries from './entries.service.js';
+import { loadEntryDetail } from './entry-detail.js';
 import * as lifecycle from './lifecycle.js';
 import * as notes from './notes.service.js';
 import * as related from './related.service.js';
@@ -45,7 +46,7 @@ export const entriesRouter = router({
     .meta(op('GET', '/entries/{id}', 'getEntry', TAG, 'An entry with items, transactions, documents, tags and parties', [404]))
     .input(EntryIdInput)
     .output(EntryDetail)
-    .query(({ ctx, input }) => entries.getEntryDetail(ctx.actor, input.id)),
+    .query(({ ctx, input }) => loadEntryDetail(ctx.actor, input.id)),
   update: permitted('entry.edit')
     .meta(op('PATCH', '/entries/{id}', 'updateEntry', TAG, 'Edit an entry', [403, 404, 409]))
     .input(UpdateEntryInput)

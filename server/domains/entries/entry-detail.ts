@@ -4,7 +4,7 @@ import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { EntryDetail } from '../../../shared/contracts/entries.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
-import { presentDocument, type DocumentRow } from '../documents/document-rows.js';
+import { presentDocument, type DocumentRow } from '../documents/index.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;

@@ -4,7 +4,6 @@ import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { chainedEvent, insertEventsSql, type EventActor } from './events.js';
-import { entryHooks } from './entry-hooks.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -61,7 +60,7 @@ WITH entry AS (
 )
 SELECT * FROM entry`;
 
-/** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here. */
+/** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here: core/create.ts holds them. */
 export async function insertEntry(
   tx: Transaction,
   e: NewEntry & { id?: number },
@@ -123,17 +122,6 @@ export async function insertEntry(
       tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
       event: JSON.stringify([event]),
     },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const touched = await entryHooks.created(tx, [row], actor);
-  return touched ? reloadRow(tx, row.id) : row;
-}
-
-/** The row as it is now in this transaction (a hook moved its status). */
-async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
-  const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
-    replacements: { id },
     type: QueryTypes.SELECT,
     transaction: tx,
   });

@@ -36,7 +36,8 @@ export type EventKind =
   | 'SYNC_STALE'
   | 'SYNC_CONFLICT'
   | 'SYNC_RESOLVED'
-  | 'WEBHOOK_RECEIVED';
+  | 'WEBHOOK_RECEIVED'
+  | 'REVIEW_CANCELLED';
 
 type EventRow = {
   id: string;

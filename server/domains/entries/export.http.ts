@@ -5,7 +5,7 @@ import { parseInput } from '../../lib/errors.js';
 import { todayUtc } from '../../lib/dates.js';
 import { scope } from '../../lib/scope.js';
 import { EntryFilters, EntryFiltersChecked } from '../../../shared/contracts/entries.js';
-import { authorizeRequest } from '../auth/authenticate.js';
+import { authorizeRequest } from '../auth/index.js';
 import { sendError } from '../../http/errors.js';
 import { streamToResponse } from '../../http/streams.js';
 import { documentExpressPath } from '../../http/express-paths.js';

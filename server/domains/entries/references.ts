@@ -9,7 +9,9 @@ async function idsIn(
   ids: number[],
 ): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
-  const rows = await db().query<{ id: number }>(`SELECT id FROM ${table} WHERE workspace_id = :ws AND id IN (:ids)`, {
+  // an archived tag (CONTRACT §4) cannot be added to entries
+  const usable = table === 'tags' ? ' AND archived_at IS NULL' : '';
+  const rows = await db().query<{ id: number }>(`SELECT id FROM ${table} WHERE workspace_id = :ws AND id IN (:ids)${usable}`, {
     replacements: { ws: workspaceId, ids },
     type: QueryTypes.SELECT,
     transaction: tx,
@@ -17,11 +19,16 @@ async function idsIn(
   return new Set(rows.map((r) => r.id));
 }
 
-/** Parties, tags and entry sources named by an entry write must belong to its workspace (400). */
+/** Parties, (active) tags, entry sources and (active) categories named by an entry write must belong to its workspace (400). */
 export async function assertReferences(
   tx: Transaction,
   workspaceId: number,
-  refs: { partyIds?: (number | null | undefined)[]; tagIds?: number[]; entrySourceId?: number },
+  refs: {
+    partyIds?: (number | null | undefined)[];
+    tagIds?: number[];
+    entrySourceId?: number;
+    categoryIds?: (string | null | undefined)[];
+  },
 ): Promise<void> {
   const partyIds = [...new Set((refs.partyIds ?? []).filter((id): id is number => typeof id === 'number'))];
   const found = await idsIn(tx, 'parties', workspaceId, partyIds);
@@ -35,6 +42,20 @@ export async function assertReferences(
     const sources = await idsIn(tx, 'entry_sources', workspaceId, [refs.entrySourceId]);
     if (!sources.has(refs.entrySourceId)) throw badRequest(`Entry source ${refs.entrySourceId} is not a source of this workspace`);
   }
+  await assertActiveCategories(tx, workspaceId, refs.categoryIds ?? []);
+}
+
+/** CONTRACT §5: `items[].categoryId` (and the entry's own) must be an active category of the entry's workspace. */
+async function assertActiveCategories(tx: Transaction, workspaceId: number, categoryIds: (string | null | undefined)[]): Promise<void> {
+  const ids = [...new Set(categoryIds.filter((id): id is string => typeof id === 'string'))];
+  if (ids.length === 0) return;
+  const rows = await db().query<{ id: string }>(
+    'SELECT id FROM accounting_categories WHERE workspace_id = :ws AND is_active AND id IN (:ids)',
+    { replacements: { ws: workspaceId, ids }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  const found = new Set(rows.map((r) => r.id));
+  const missing = ids.find((id) => !found.has(id));
+  if (missing !== undefined) throw badRequest(`Category ${missing} is not an active category of this workspace`);
 }
 
 export async function manualSourceId(tx: Transaction, workspaceId: number): Promise<number> {

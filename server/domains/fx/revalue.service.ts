@@ -3,7 +3,7 @@ import { db, transaction, type Transaction } from '../../db/database.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import { runtime } from '../../runtime.js';
 import type { EntryValuation, RevalueInput, RevalueResult } from '../../../shared/contracts/fx.js';
-import { closedPeriodNameSql, lockPeriodsShared } from '../accounting/periods/period-lock.js';
+import { closedPeriodNameSql, lockPeriodsShared } from '../periods/index.js';
 import { baseCentsSql, chosenRateSql, rateTextSql } from './valuation-sql.js';
 import { applyValuations, type ValuationChange } from './valuation-writes.js';
 

@@ -79,11 +79,11 @@ export async function findOrCreateTags(tx: Transaction, workspaceId: number, nam
   await db().query(
     `INSERT INTO tags (workspace_id, name, created_at, updated_at)
      SELECT $1, n, $3::timestamptz, $3::timestamptz FROM unnest($2::text[]) AS n ORDER BY lower(n)
-     ON CONFLICT (workspace_id, lower(name)) DO NOTHING`,
+     ON CONFLICT (workspace_id, lower(name)) WHERE archived_at IS NULL DO NOTHING`,
     { bind: [workspaceId, names, clock.now()], transaction: tx },
   );
   const rows = await db().query<{ name: string; id: number }>(
-    `SELECT n.name, t.id FROM unnest($2::text[]) AS n(name) JOIN tags t ON t.workspace_id = $1 AND lower(t.name) = lower(n.name)`,
+    `SELECT n.name, t.id FROM unnest($2::text[]) AS n(name) JOIN tags t ON t.workspace_id = $1 AND lower(t.name) = lower(n.name) AND t.archived_at IS NULL`,
     { bind: [workspaceId, names], type: QueryTypes.SELECT, transaction: tx },
   );
   return new Map(rows.map((r) => [r.name, r.id]));

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import type { IngestItem, PartyRef } from '../../../shared/contracts/integrations.js';
-import { lockPeriodsShared } from '../accounting/periods/period-lock.js';
+import { lockPeriodsShared } from '../periods/index.js';
 import type { IngestCaller } from './ingest-auth.js';
 
 type ClosedPeriod = { name: string; start_date: string; end_date: string };

@@ -8,12 +8,11 @@ import {
   type IngestResponse,
   type PartyRef,
 } from '../../../shared/contracts/integrations.js';
-import { recordEvents, type EventActor } from '../entries/events.js';
-import { entryHooks } from '../entries/entry-hooks.js';
+import { ledger, type EventActor } from '../entries/index.js';
 import type { IngestCaller } from './ingest-auth.js';
 import { findOrCreateParties, findOrCreateTags, type NameIds, type NewParty } from './ingest-names.js';
 import { loadRuleContext, ruleError } from './ingest-rules.js';
-import { existingEntryIds, insertEntryTags, insertIngestedEntries, type IngestedRow } from './ingest-writes.js';
+import { existingEntryIds } from './ingest-writes.js';
 
 type Candidate = { index: number; item: IngestItem };
 type Results = Map<number, IngestItemResult>;
@@ -107,15 +106,25 @@ async function writeBatch(tx: Transaction, caller: IngestCaller, candidates: Can
   // 4. parties and tags by name, found or created
   const parties = await findOrCreateParties(tx, caller.workspaceId, partiesNamedBy(toWrite));
   const tags = await findOrCreateTags(tx, caller.workspaceId, [...new Set(toWrite.flatMap((c) => c.item.tagNames ?? []))]);
-  // 5. the entries, set-based; rows a racing request wrote first come back missing
-  const rows = await insertIngestedEntries(
+  // 5. the entries, their tags, events and reactions, set-based through the ledger core; rows a racing request wrote first come back missing
+  const actor: EventActor = { actorType: 'INTEGRATION', actorId: caller.id };
+  const rows = await ledger.createIngested(
     tx,
-    caller,
-    toWrite.map((c) => ({
-      item: c.item,
-      fromPartyId: partyIdFor(c.item.fromParty, parties),
-      toPartyId: partyIdFor(c.item.toParty, parties),
+    { workspaceId: caller.workspaceId, entrySourceId: caller.entrySourceId, integrationId: caller.id },
+    toWrite.map(({ item }) => ({
+      externalId: item.externalId,
+      projectId: item.projectId,
+      entryType: item.entryType,
+      amountCents: item.amountCents,
+      baseCurrency: item.baseCurrency,
+      entryDate: item.entryDate,
+      description: item.description ?? null,
+      reference: item.reference ?? null,
+      fromPartyId: partyIdFor(item.fromParty, parties),
+      toPartyId: partyIdFor(item.toParty, parties),
+      tagIds: (item.tagNames ?? []).map((name) => tags.get(name)).filter((id): id is number => id !== undefined),
     })),
+    actor,
   );
   const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
   const lost = toWrite.filter((c) => !byExternalId.has(c.item.externalId)).map((c) => c.item.externalId);
@@ -128,11 +137,6 @@ async function writeBatch(tx: Transaction, caller: IngestCaller, candidates: Can
     entryIdOf.set(c.item.externalId, result.entryId);
   }
   for (const c of repeats) results.set(c.index, duplicate(c, entryIdOf.get(c.item.externalId)));
-  // 6. tags, audit events and the in-transaction hooks (review auto-queue) for the created entries
-  await insertEntryTags(tx, caller.workspaceId, tagLinks(toWrite, byExternalId, tags));
-  const actor: EventActor = { actorType: 'INTEGRATION', actorId: caller.id };
-  await recordEvents(tx, rows.map(createdEvent), actor, { newEntries: true });
-  if (rows.length > 0) await entryHooks.created(tx, rows, actor);
   return results;
 }
 
@@ -152,26 +156,4 @@ function partyIdFor(ref: PartyRef | undefined, byName: NameIds): number | null {
   return 'id' in ref ? ref.id : (byName.get(ref.name) ?? null);
 }
 
-function tagLinks(items: Candidate[], rows: Map<string, IngestedRow>, tags: NameIds): { entryId: number; tagId: number }[] {
-  const links: { entryId: number; tagId: number }[] = [];
-  for (const { item } of items) {
-    const row = rows.get(item.externalId);
-    if (!row || !item.tagNames) continue;
-    const tagIds = new Set(item.tagNames.map((name) => tags.get(name)).filter((id): id is number => id !== undefined));
-    for (const tagId of tagIds) links.push({ entryId: row.id, tagId });
-  }
-  return links;
-}
 
-const createdEvent = (row: IngestedRow) => ({
-  entry: row,
-  kind: 'ENTRY_CREATED' as const,
-  data: {
-    entryType: row.entry_type,
-    amountCents: row.amount_cents,
-    baseCurrency: row.base_currency.trim(),
-    entryDate: row.entry_date,
-    projectId: row.project_id,
-    externalId: row.external_id,
-  },
-});

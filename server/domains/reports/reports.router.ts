@@ -92,7 +92,12 @@ export const reportsRouter = router({
     )
     .input(ReportQuery)
     .output(z.array(FlowRow))
-    .query(({ ctx, input }) => reports.flows(ctx.actor, input)),
+    .query(async ({ ctx, input }) => {
+      // the contract's response is an array (CONTRACT §11): the cap is said in a header, not in the body
+      const { rows, truncated } = await reports.flows(ctx.actor, input);
+      ctx.res.setHeader('X-Truncated', String(truncated));
+      return rows;
+    }),
   calendar: authedProcedure
     .meta(
       report(

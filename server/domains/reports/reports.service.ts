@@ -18,6 +18,7 @@ import { byPartyReport } from './queries/by-party.js';
 import { byTagReport } from './queries/by-tag.js';
 import { byProjectReport } from './queries/by-project.js';
 import { flowsReport } from './queries/flows.js';
+import { runtime } from '../../runtime.js';
 import { calendarReport } from './queries/calendar.js';
 import { distributionReport } from './queries/distribution.js';
 import { inReportSnapshot, type ReportScope } from './report-sql.js';
@@ -43,7 +44,9 @@ export const byTag = (actor: Actor, q: ReportQuery): Promise<TagRow[]> => run(ac
 
 export const byProject = (actor: Actor, q: ReportQuery): Promise<ProjectRow[]> => run(actor, q.workspaceId, (s) => byProjectReport(s, q));
 
-export const flows = (actor: Actor, q: ReportQuery): Promise<FlowRow[]> => run(actor, q.workspaceId, (s) => flowsReport(s, q));
+/** The largest REPORT_FLOWS_LIMIT links; `truncated` when there are more. */
+export const flows = (actor: Actor, q: ReportQuery): Promise<{ rows: FlowRow[]; truncated: boolean }> =>
+  run(actor, q.workspaceId, (s) => flowsReport(s, q, runtime().config.REPORT_FLOWS_LIMIT));
 
 export const calendar = (actor: Actor, q: CalendarQuery): Promise<CalendarDay[]> =>
   run(actor, q.workspaceId, (s) => calendarReport(s, q, q.year));

@@ -1,6 +1,6 @@
 import { z } from 'zod/v4';
-import { IdPath, Success, WorkspaceQuery } from '../../../shared/contracts/common.js';
-import { CreateTagInput, TagObject, UpdateTagInput } from '../../../shared/contracts/tags.js';
+import { IdPath, Success } from '../../../shared/contracts/common.js';
+import { CreateTagInput, ListTagsQuery, TagObject, UpdateTagInput } from '../../../shared/contracts/tags.js';
 import { router } from '../../trpc/init.js';
 import { authedProcedure, op, permitted } from '../../trpc/procedures.js';
 import * as tags from './tags.service.js';
@@ -9,8 +9,8 @@ const TAG = 'Tags';
 
 export const tagsRouter = router({
   list: authedProcedure
-    .meta(op('GET', '/tags', 'listTags', TAG, 'Tags of a workspace', [403]))
-    .input(WorkspaceQuery)
+    .meta(op('GET', '/tags', 'listTags', TAG, 'Tags of a workspace (archived ones with includeArchived=true)', [403]))
+    .input(ListTagsQuery)
     .output(z.array(TagObject))
     .query(({ ctx, input }) => tags.listTags(ctx.actor, input)),
   create: permitted('entry.edit')
@@ -24,7 +24,7 @@ export const tagsRouter = router({
     .output(TagObject)
     .mutation(({ ctx, input }) => tags.updateTag(ctx.actor, input)),
   delete: permitted('entry.edit')
-    .meta(op('DELETE', '/tags/{id}', 'deleteTag', TAG, 'Delete a tag and remove it from its entries', [403, 404]))
+    .meta(op('DELETE', '/tags/{id}', 'deleteTag', TAG, 'Delete (archive) a tag: it stays on the entries that carry it', [403, 404]))
     .input(IdPath)
     .output(Success)
     .mutation(({ ctx, input }) => tags.deleteTag(ctx.actor, input)),

@@ -1,7 +1,8 @@
 import { Op, col, fn, where } from 'sequelize';
-import { db, transaction, type Transaction } from '../../db/database.js';
+import { transaction, type Transaction } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
 import { Tag } from '../../db/models/index.js';
-import { conflict } from '../../lib/errors.js';
+import { conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { CreateTagInput, TagObject, UpdateTagInput } from '../../../shared/contracts/tags.js';
 
@@ -10,24 +11,30 @@ export const presentTag = (t: Tag): TagObject => ({
   workspaceId: t.workspaceId,
   name: t.name,
   color: t.color,
+  archivedAt: t.archivedAt ? t.archivedAt.toISOString() : null,
   createdAt: t.createdAt.toISOString(),
   updatedAt: t.updatedAt.toISOString(),
 });
 
-/** Tag names are unique per workspace, ignoring case (409). */
+/** Names of usable (not archived) tags are unique per workspace, ignoring case (409). */
 async function assertNameFree(workspaceId: number, name: string, tx: Transaction, exceptId?: number): Promise<void> {
   const others = exceptId ? { id: { [Op.ne]: exceptId } } : {};
   const sameName = where(fn('lower', col('name')), name.toLowerCase());
-  const existing = await Tag.findOne({ where: { workspaceId, ...others, [Op.and]: [sameName] }, transaction: tx });
+  const existing = await Tag.findOne({ where: { workspaceId, archivedAt: null, ...others, [Op.and]: [sameName] }, transaction: tx });
   if (existing) throw conflict(`A tag named "${name}" already exists in this workspace`);
 }
 
-const loadTag = async (actor: Actor, id: number, tx: Transaction) =>
-  scope.workspaceObject(actor, await Tag.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE }), 'Tag');
+/** A usable tag the actor may change; an archived one is gone for writes (404). */
+async function loadTag(actor: Actor, id: number, tx: Transaction): Promise<Tag> {
+  const tag = scope.workspaceObject(actor, await Tag.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE }), 'Tag');
+  if (tag.archivedAt) throw notFound('Tag');
+  return tag;
+}
 
-export async function listTags(actor: Actor, input: { workspaceId: number }): Promise<TagObject[]> {
+export async function listTags(actor: Actor, input: { workspaceId: number; includeArchived?: boolean }): Promise<TagObject[]> {
   scope.requireWorkspaceMember(actor, input.workspaceId);
-  return (await Tag.findAll({ where: { workspaceId: input.workspaceId }, order: [['id', 'ASC']] })).map(presentTag);
+  const usable = input.includeArchived ? {} : { archivedAt: null };
+  return (await Tag.findAll({ where: { workspaceId: input.workspaceId, ...usable }, order: [['id', 'ASC']] })).map(presentTag);
 }
 
 export async function createTag(actor: Actor, input: CreateTagInput): Promise<TagObject> {
@@ -52,17 +59,16 @@ export async function updateTag(actor: Actor, input: UpdateTagInput): Promise<Ta
   });
 }
 
-/** Deletes the tag; rows linking it to entries are removed by their foreign key's ON DELETE CASCADE. */
+/**
+ * CONTRACT §4: deleting a tag archives it. It leaves GET /tags, cannot be added to entries any
+ * more, and stays on the entries that carry it (history is never rewritten); its name is free.
+ * An archived tag is not found by writes again (404).
+ */
 export async function deleteTag(actor: Actor, input: { id: number }): Promise<{ success: true }> {
   return transaction(async (tx) => {
     const tag = await loadTag(actor, input.id, tx);
-    // the cascade re-ranks the other tags of the same entries (migration 0006): lock those entries
-    // in id order first, or two deletes sharing entries deadlock (a 500, found by the fuzzer)
-    await db().query('SELECT id FROM entries WHERE id IN (SELECT entry_id FROM entry_tags WHERE tag_id = :id) ORDER BY id FOR UPDATE', {
-      replacements: { id: tag.id },
-      transaction: tx,
-    });
-    await tag.destroy({ transaction: tx });
+    tag.archivedAt = clock.now();
+    await tag.save({ transaction: tx });
     return { success: true as const };
   });
 }

@@ -3,8 +3,7 @@ import { User } from '../../db/models/index.js';
 import { conflict, forbidden } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { CreateUserInput, UpdateUserInput, UserObject } from '../../../shared/contracts/users.js';
-import { revokeSessionsOf } from '../auth/auth.service.js';
-import { hashPassword } from '../auth/passwords.js';
+import { hashPassword, revokeSessionsOf } from '../auth/index.js';
 import { presentUser } from './users.presenter.js';
 import { findVisibleUser, visibleUsers } from './visibility.js';
 

@@ -3,7 +3,7 @@ import { User, WorkspaceMember } from '../../db/models/index.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { AddMemberInput, MemberObject, RemoveMemberInput } from '../../../shared/contracts/workspaces.js';
-import { findVisibleUser } from '../users/users.service.js';
+import { findVisibleUser } from '../users/index.js';
 import { presentMember } from './presenters.js';
 import { memberWorkspace } from './workspaces.service.js';
 

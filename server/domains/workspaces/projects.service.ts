@@ -10,7 +10,7 @@ import type {
   ProjectObject,
   UpdateProjectInput,
 } from '../../../shared/contracts/workspaces.js';
-import { findVisibleUser } from '../users/users.service.js';
+import { findVisibleUser } from '../users/index.js';
 import { presentMember, presentProject } from './presenters.js';
 
 /** Workspace members see every project; project-only members see their own projects. */

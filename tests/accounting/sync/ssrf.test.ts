@@ -107,10 +107,35 @@ describe('through the API, with ACCOUNTING_ALLOW_PRIVATE_HOSTS off', () => {
     'http://224.0.0.1',
   ];
 
-  it('each refused host: push, dry run, pull and imports answer 400 and nothing changes; the provider is never called', async () => {
+  it('each refused host is refused when a connection is created or pointed at it (400), and nothing is saved', async () => {
     runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
+    const before = (await api.get('/accounting/connections', { token: w.token, query: { workspaceId: w.workspaceId } })).body;
     for (const baseUrl of hosts(e.generic.port)) {
+      const created = await api.post(
+        '/accounting/connections',
+        { workspaceId: w.workspaceId, ...connectionBody('GENERIC', e, { name: baseUrl, config: { baseUrl } }) },
+        {
+          token: w.token,
+        },
+      );
+      expectErrorBody(created, 400, 'BAD_REQUEST');
+      expect(created.body.message, baseUrl).toMatch(/only public addresses may be called/);
+      const updated = await api.patch(`/accounting/connections/${w.connection.id}`, { config: { baseUrl } }, { token: w.token });
+      expectErrorBody(updated, 400, 'BAD_REQUEST');
+    }
+    expect((await api.get('/accounting/connections', { token: w.token, query: { workspaceId: w.workspaceId } })).body).toEqual(before);
+    useLookup(async () => [{ address: '192.168.7.7', family: 4 }]);
+    const body = { workspaceId: w.workspaceId, ...connectionBody('GENERIC', e, { config: { baseUrl: 'https://books.example.test' } }) };
+    const named = await api.post('/accounting/connections', body, { token: w.token });
+    expectErrorBody(named, 400, 'BAD_REQUEST');
+    expect(named.body.message, named.text).toMatch(/books\.example\.test.*192\.168\.7\.7.*private/);
+  });
+
+  it('each refused host (saved while private hosts were allowed): push, dry run, pull and imports answer 400 and nothing changes; the provider is never called', async () => {
+    for (const baseUrl of hosts(e.generic.port)) {
+      runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = true;
       const connection = await createConnection(w, connectionBody('GENERIC', e, { name: baseUrl, config: { baseUrl } }));
+      runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
       const sw = { ...w, connection };
       const entry = await createEntry(w);
       const before = await syncSnapshot(sw, entry.id);
@@ -133,21 +158,21 @@ describe('through the API, with ACCOUNTING_ALLOW_PRIVATE_HOSTS off', () => {
   });
 
   it('a name resolving to a private address is refused at the resolved address', async () => {
-    runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
     useLookup(async () => [{ address: '192.168.7.7', family: 4 }]);
     const connection = await createConnection(w, connectionBody('GENERIC', e, { config: { baseUrl: 'https://books.example.test' } }));
+    runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
     const res = await push({ ...w, connection }, (await createEntry(w)).id);
     expectErrorBody(res, 400, 'BAD_REQUEST');
     expect(res.body.message).toMatch(/books\.example\.test.*192\.168\.7\.7.*private/);
   });
 
   it('an approval push to a refused host records FAILED with the refusal as lastError (the review stays APPROVED)', async () => {
-    runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
     const aw = await syncWorld(api, 'GENERIC', e, {
       syncMode: 'AUTO_PUSH',
       requireReview: true,
       config: { baseUrl: `http://127.0.0.1:${e.generic.port}` },
     });
+    runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS = false;
     const entry = await createEntry(aw);
     const reviews = await api.get('/accounting/reviews', { token: aw.token, query: { workspaceId: aw.workspaceId, entryId: entry.id } });
     const approved = await api.patch(`/accounting/reviews/${reviews.body.items[0].id}/approve`, {}, { token: aw.token });

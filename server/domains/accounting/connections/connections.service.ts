@@ -7,6 +7,7 @@ import type { ConnectionObject, CreateConnectionInput, UpdateConnectionInput } f
 import { intArrayLiteral } from '../pg-arrays.js';
 import { listConnectionRows, loadConnection, lockConnection, presentConnection, type ConnectionRow } from './connection-rows.js';
 import { assertConfig, assertCredentials, assertCron, assertWorkspaceProjects } from './connection-rules.js';
+import { assertPublicBaseUrl } from '../providers/address-guard.js';
 import { sealCredentials, sealedColumns, sealWebhookSecret } from './connection-secrets.js';
 
 type ConfigInput = { webhookSecret?: string | null; baseUrl?: string; [k: string]: unknown };
@@ -21,6 +22,7 @@ export async function createConnection(actor: Actor, input: CreateConnectionInpu
   scope.requireWorkspaceMember(actor, input.workspaceId);
   const config = storedConfig(input.config ?? {});
   assertConfig(input.providerType, config);
+  await assertPublicBaseUrl(config.baseUrl);
   assertCredentials(input.providerType, input.credentials);
   assertCron(input.syncScheduleCron);
   return transaction(async (tx) => {
@@ -77,6 +79,7 @@ export const getConnection = async (actor: Actor, id: string): Promise<Connectio
  */
 export async function updateConnection(actor: Actor, input: UpdateConnectionInput): Promise<ConnectionObject> {
   assertCron(input.syncScheduleCron);
+  await assertPublicBaseUrl(input.config?.baseUrl);
   return transaction(async (tx) => {
     const row = await lockConnection(actor, input.id, tx);
     const sets: string[] = [];

@@ -122,6 +122,37 @@ export function nonPublicReason(address: string): string | null {
 
 const bare = (hostname: string) => (hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname);
 
+function refuseNonPublic(host: string, addresses: ResolvedAddress[]): void {
+  for (const a of addresses) {
+    const reason = nonPublicReason(a.address);
+    if (reason) {
+      throw badRequest(
+        `The provider host "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` +
+          '(ACCOUNTING_ALLOW_PRIVATE_HOSTS is off)',
+      );
+    }
+  }
+}
+
+/**
+ * The same guard when a connection's `config.baseUrl` is saved (create, update): 400 when its host
+ * is, or now resolves to, a non-public address. A name that does not resolve yet is left to the
+ * check made on every call; a value that is no URL is left to assertConfig.
+ */
+export async function assertPublicBaseUrl(baseUrl: unknown): Promise<void> {
+  if (typeof baseUrl !== 'string' || runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS) return;
+  let host: string;
+  try {
+    host = bare(new URL(baseUrl).hostname);
+  } catch {
+    return;
+  }
+  const literal = isIP(host);
+  if (literal) return refuseNonPublic(host, [{ address: host, family: literal === 6 ? 6 : 4 }]);
+  const addresses = await lookupAll(host).catch(() => []);
+  refuseNonPublic(host, addresses);
+}
+
 /**
  * Resolves `hostname` (every address it has) and returns the one to connect to (IPv4 first). When private
  * hosts are not allowed, ANY non-public address among them refuses the host (400), so a name
@@ -140,17 +171,7 @@ export async function resolveTarget(hostname: string, opts: { guard: boolean }):
     }
   }
   if (addresses.length === 0) throw badRequest(`The provider host "${host}" does not resolve`);
-  if (opts.guard && !runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS) {
-    for (const a of addresses) {
-      const reason = nonPublicReason(a.address);
-      if (reason) {
-        throw badRequest(
-          `The provider host "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` +
-            '(ACCOUNTING_ALLOW_PRIVATE_HOSTS is off)',
-        );
-      }
-    }
-  }
+  if (opts.guard && !runtime().config.ACCOUNTING_ALLOW_PRIVATE_HOSTS) refuseNonPublic(host, addresses);
   // every address passed: connect to the first, IPv4 preferred (as Node's ipv4first order does)
   return [...addresses].sort((a, b) => a.family - b.family)[0];
 }

@@ -1,5 +1,5 @@
 import { runtime } from '../../../runtime.js';
-import { SYSTEM } from '../../entries/events.js';
+import { SYSTEM } from '../../entries/index.js';
 import { runPush } from '../sync/push.js';
 import { findReview } from './review-rows.js';
 

@@ -5,9 +5,8 @@ import type { Actor } from '../../../lib/scope.js';
 import { runtime } from '../../../runtime.js';
 import type { BatchReviewResult, ReviewObject, ReviewStatus } from '../../../../shared/contracts/accounting.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
-import { lockEntry, type EntryRow } from '../../entries/entry-rows.js';
-import { byUser, recordEvent, type EventKind } from '../../entries/events.js';
-import { applyStatus, TRANSITIONS } from '../../entries/lifecycle.js';
+import { lockEntry, type EntryRow } from '../../entries/index.js';
+import { byUser, canMove, ledger, type EventKind } from '../../entries/index.js';
 import { assertActiveCategory } from '../categories/category-rows.js';
 import { loadConnection } from '../connections/connection-rows.js';
 import { runAfterApprovalPush } from './after-approval.js';
@@ -37,14 +36,14 @@ async function withOpenReview<T>(actor: Actor, id: string, doing: string, work: 
 
 /** The entry status a decision leads to must be reachable by the entry status table (already there: no change). */
 function assertEntryCanBecome(entry: EntryRow, to: EntryStatus): void {
-  if (entry.entry_status !== to && !TRANSITIONS[entry.entry_status].includes(to)) {
+  if (entry.entry_status !== to && !canMove('USER', entry.entry_status, to)) {
     throw conflict(`The entry is ${entry.entry_status}; it cannot become ${to}`);
   }
 }
 
 async function moveEntry(l: Locked, to: EntryStatus, reason: string | null, actor: Actor): Promise<EntryRow> {
   if (l.entry.entry_status === to) return l.entry;
-  return applyStatus(l.tx, l.entry, to, reason, byUser(actor));
+  return ledger.setStatus(l.tx, l.entry, to, reason, byUser(actor));
 }
 
 async function decide(
@@ -61,7 +60,7 @@ async function decide(
     { status, reviewer_id: actor.userId, decided_at: decided ? clock.now() : null, ...changes },
     clock.now(),
   );
-  await recordEvent(
+  await ledger.recordEvent(
     l.tx,
     l.entry,
     kind,

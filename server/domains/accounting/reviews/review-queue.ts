@@ -1,10 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import type { EntryRow } from '../../entries/entry-rows.js';
-import type { EntryChange } from '../../entries/entry-hooks.js';
-import { recordEvents, type EventActor } from '../../entries/events.js';
-import { applyStatus } from '../../entries/lifecycle.js';
+import { ledger, type EntryRow, type EventActor } from '../../entries/index.js';
 import { intArrayLiteral } from '../pg-arrays.js';
 import type { ReviewRow } from './review-rows.js';
 
@@ -25,7 +22,7 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
     (rounds[round] ??= []).push(review);
   }
   for (const round of rounds) {
-    await recordEvents(
+    await ledger.recordEvents(
       tx,
       round.map((r) => ({
         entry: { id: r.entry_id, workspace_id: r.workspace_id },
@@ -38,7 +35,7 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
   await moveUnderReview(tx, [...seen.keys()], actor);
 }
 
-/** PENDING → UNDER_REVIEW through the entries domain's applyStatus (event + hooks), entries locked in id order. */
+/** PENDING → UNDER_REVIEW through the ledger core (status table, event, reactions), entries locked in id order. */
 async function moveUnderReview(tx: Transaction, entryIds: number[], actor: EventActor): Promise<void> {
   const entries = await db().query<EntryRow>('SELECT * FROM entries WHERE id = ANY (CAST(:ids AS bigint[])) ORDER BY id FOR UPDATE', {
     replacements: { ids: intArrayLiteral(entryIds) },
@@ -46,12 +43,12 @@ async function moveUnderReview(tx: Transaction, entryIds: number[], actor: Event
     transaction: tx,
   });
   for (const entry of entries) {
-    if (entry.entry_status === 'PENDING') await applyStatus(tx, entry, 'UNDER_REVIEW', null, actor);
+    if (entry.entry_status === 'PENDING') await ledger.setStatus(tx, entry, 'UNDER_REVIEW', null, actor);
   }
 }
 
 /**
- * entryHooks.onCreated: a QUEUED review for every active connection that requires review and
+ * On new entries (server/domains/reactions.ts): a QUEUED review for every active connection that requires review and
  * covers the new entry's project (`projectIds` empty = every project), in one statement.
  */
 export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean> {
@@ -75,11 +72,10 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
 }
 
 /**
- * entryHooks.onChanged: an edit of an entry whose latest review (per connection) is
+ * On an edit (server/domains/reactions.ts): an edit of an entry whose latest review (per connection) is
  * CHANGES_REQUESTED puts that review back in the queue, and the entry under review.
  */
-export async function requeueAfterEdit(tx: Transaction, _before: EntryRow, after: EntryRow, change: EntryChange, actor: EventActor) {
-  if (change !== 'EDITED') return;
+export async function requeueAfterEdit(tx: Transaction, after: EntryRow, actor: EventActor) {
   const reviews = await db().query<ReviewRow>(
     `WITH latest AS (
        SELECT DISTINCT ON (connection_id) id, connection_id, status
@@ -97,4 +93,29 @@ export async function requeueAfterEdit(tx: Transaction, _before: EntryRow, after
     { replacements: { entryId: after.id, now: clock.now() }, type: QueryTypes.SELECT, transaction: tx },
   );
   await announceQueued(tx, reviews, actor, { requeued: true });
+}
+
+/**
+ * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status
+ * change, webhook), every open review of it (QUEUED, IN_REVIEW, CHANGES_REQUESTED) becomes
+ * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry.
+ */
+export async function cancelOpenReviews(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<void> {
+  const now = clock.now();
+  const reviews = await db().query<ReviewRow>(
+    `UPDATE accounting_reviews SET status = 'CANCELLED', decided_at = :now, updated_at = :now
+      WHERE entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
+      RETURNING *`,
+    { replacements: { entryId: entry.id, now }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  reviews.sort((a, b) => a.id.localeCompare(b.id));
+  for (const review of reviews) {
+    await ledger.recordEvent(
+      tx,
+      entry,
+      'REVIEW_CANCELLED',
+      { reviewId: review.id, connectionId: review.connection_id, cause: entry.entry_status },
+      actor,
+    );
+  }
 }

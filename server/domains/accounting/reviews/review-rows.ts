@@ -4,7 +4,7 @@ import { iso } from '../../../lib/dates.js';
 import { notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { ReviewObject, ReviewStatus } from '../../../../shared/contracts/accounting.js';
-import { presentEntry, type EntryRow } from '../../entries/entry-rows.js';
+import { presentEntry, type EntryRow } from '../../entries/index.js';
 
 export type ReviewRow = {
   id: string;

@@ -1,10 +1,10 @@
 import { transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
-import { lockEntry } from '../../entries/entry-rows.js';
-import type { EventActor } from '../../entries/events.js';
+import { lockEntry } from '../../entries/index.js';
+import type { EventActor } from '../../entries/index.js';
 import { loadConnection } from '../connections/connection-rows.js';
-import { applyPlan, planExternalApply } from './apply-external.js';
+import { applyExternal } from './apply-external.js';
 import { runPush } from './push.js';
 import { recordSyncEvent } from './sync-events.js';
 import { lockOrCreateSync, lockSyncSlot, updateSync, type SyncRow } from './sync-rows.js';
@@ -37,13 +37,14 @@ export async function keepExternal(sync: SyncRow, who: EventActor): Promise<Sync
     if (row.status !== 'CONFLICT') throw conflict(`Only a record in CONFLICT can be resolved; this one is ${row.status}`);
     const snapshot = row.external_snapshot;
     if (!snapshot) throw conflict('The conflict has no external snapshot to keep; pull again');
-    const plan = await planExternalApply(tx, entry, snapshot, referenceMaxLength);
-    await applyPlan(tx, entry, plan, who, {
-      source: 'KEEP_EXTERNAL',
-      syncId: row.id,
-      connectionId: row.connection_id,
-      externalVersion: snapshot.version,
-    });
+    await applyExternal(
+      tx,
+      entry,
+      snapshot,
+      who,
+      { source: 'KEEP_EXTERNAL', syncId: row.id, connectionId: row.connection_id, externalVersion: snapshot.version },
+      referenceMaxLength,
+    );
     const updated = await updateSync(
       tx,
       row.id,

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
-import type { EntryRow } from '../../entries/entry-rows.js';
+import type { EntryRow } from '../../entries/index.js';
 import type { OutboundEntry, OutboundParty } from '../providers/provider.js';
 
 /**

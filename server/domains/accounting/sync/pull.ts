@@ -2,14 +2,14 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { AppError, conflict } from '../../../lib/errors.js';
-import { lockEntry } from '../../entries/entry-rows.js';
-import type { EventActor } from '../../entries/events.js';
+import { lockEntry } from '../../entries/index.js';
+import type { EventActor } from '../../entries/index.js';
 import { loadConnection, type ConnectionRow } from '../connections/connection-rows.js';
 import type { AccountingProvider, ExternalEntry } from '../providers/provider.js';
 import { ProviderError } from '../providers/provider-error.js';
 import { providerFor } from '../providers/registry.js';
 import type { PullResult } from '../../../../shared/contracts/sync.js';
-import { applyPlan, planExternalApply } from './apply-external.js';
+import { applyExternal } from './apply-external.js';
 import { fromConnection, recordSyncEvent } from './sync-events.js';
 import { lockOrCreateSync, lockSyncSlot, updateSync, type SyncRow } from './sync-rows.js';
 
@@ -87,10 +87,16 @@ async function handleOne(connection: ConnectionRow, provider: AccountingProvider
     if (sync.status === 'SYNCED') {
       try {
         // a savepoint: a refusal raised half-way through leaves no partial change behind
-        const changed = await db().transaction({ transaction: tx }, async (sp) => {
-          const plan = await planExternalApply(sp, entry, external, provider.referenceMaxLength);
-          return applyPlan(sp, entry, plan, who, { source: 'SYNC_PULL', connectionId: connection.id, externalVersion: external.version });
-        });
+        const changed = await db().transaction({ transaction: tx }, (sp) =>
+          applyExternal(
+            sp,
+            entry,
+            external,
+            who,
+            { source: 'SYNC_PULL', connectionId: connection.id, externalVersion: external.version },
+            provider.referenceMaxLength,
+          ),
+        );
         await updateSync(tx, sync.id, { external_version: external.version, synced_at: now, last_error: null }, now);
         return changed ? 'UPDATED' : 'UNCHANGED';
       } catch (err) {

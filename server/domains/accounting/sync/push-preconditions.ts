@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { conflict } from '../../../lib/errors.js';
-import type { EntryRow } from '../../entries/entry-rows.js';
+import type { EntryRow } from '../../entries/index.js';
 import { coversProject, type ConnectionRow } from '../connections/connection-rows.js';
-import { closedPeriodAt } from '../periods/period-lock.js';
+import { closedPeriodAt } from '../../periods/index.js';
 import type { SyncRow } from './sync-rows.js';
 
 /**

@@ -1,14 +1,12 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import type { EntryChange } from '../../entries/entry-hooks.js';
-import type { EntryRow } from '../../entries/entry-rows.js';
-import type { EventActor } from '../../entries/events.js';
+import type { EntryRow, EventActor } from '../../entries/index.js';
 import { recordSyncEvent } from './sync-events.js';
 import type { SyncRow } from './sync-rows.js';
 
 /**
- * entryHooks.onChanged (CONTRACT §9 "local edit, void, correction: SYNCED → STALE"): inside the
+ * On an edit or a void (server/domains/reactions.ts; CONTRACT §9 "local edit, void, correction: SYNCED → STALE"): inside the
  * entry's transaction (the entry row is locked), every SYNCED record of the entry becomes STALE
  * with a SYNC_STALE event. A correction voids the original, so it arrives here as VOIDED.
  *
@@ -16,14 +14,7 @@ import type { SyncRow } from './sync-rows.js';
  * (actor SYSTEM or WEBHOOK with the connection's id) — does not make that connection's copy
  * stale: it already holds the change. Other connections' copies do become STALE.
  */
-export async function markSyncsStale(
-  tx: Transaction,
-  _before: EntryRow,
-  after: EntryRow,
-  change: EntryChange,
-  who: EventActor,
-): Promise<void> {
-  if (change !== 'EDITED' && change !== 'VOIDED') return;
+export async function markSyncsStale(tx: Transaction, after: EntryRow, change: 'EDITED' | 'VOIDED', who: EventActor): Promise<void> {
   const source = who.actorType === 'SYSTEM' || who.actorType === 'WEBHOOK' ? who.actorId : null;
   const rows = await db().query<SyncRow>(
     `UPDATE accounting_syncs SET status = 'STALE', updated_at = :now

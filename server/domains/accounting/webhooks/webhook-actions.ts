@@ -1,14 +1,11 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import { badRequest, conflict, notFound } from '../../../lib/errors.js';
+import { badRequest, notFound } from '../../../lib/errors.js';
 import type { WebhookBody } from '../../../../shared/contracts/sync.js';
-import { requestDocumentInTransaction } from '../../documents/documents.service.js';
-import { loadEntry, lockEntry, type EntryRow } from '../../entries/entry-rows.js';
-import { recordEvent, type EventActor } from '../../entries/events.js';
-import { applyStatus } from '../../entries/lifecycle.js';
+import { requestDocumentInTransaction } from '../../documents/index.js';
+import { isFrozen, ledger, loadEntry, lockEntry, type EntryRow, type EventActor } from '../../entries/index.js';
 import type { ConnectionRow } from '../connections/connection-rows.js';
-import { assertPeriodsOpen } from '../periods/period-lock.js';
 
 export type WebhookOutcome = { received: true; action: WebhookBody['action']; entryId: number } | { received: true; duplicate: true };
 
@@ -26,7 +23,7 @@ export async function handleWebhook(connection: ConnectionRow, body: WebhookBody
     const named = await namedEntry(tx, connection, body);
     if (!(await claimEvent(tx, connection, body, named.id))) return { received: true, duplicate: true };
     const entry = await lockEntry(null, named.id, tx);
-    await recordEvent(tx, entry, 'WEBHOOK_RECEIVED', { eventId: body.eventId, action: body.action, connectionId: connection.id }, who);
+    await ledger.recordEvent(tx, entry, 'WEBHOOK_RECEIVED', { eventId: body.eventId, action: body.action, connectionId: connection.id }, who);
     await act(tx, entry, body, who);
     return { received: true, action: body.action, entryId: entry.id };
   });
@@ -83,28 +80,21 @@ async function namedEntry(tx: Transaction, connection: ConnectionRow, body: Webh
   return entry;
 }
 
-function assertNotFrozen(entry: EntryRow, action: string): void {
-  if (entry.entry_status === 'VOIDED' || entry.entry_status === 'CANCELLED') {
-    throw conflict(`The entry is ${entry.entry_status}; ${action} cannot change it`);
-  }
-}
-
-/** Status changes by webhook bypass the transition table, except from VOIDED and CANCELLED (409). */
+/** Status changes by webhook follow the WEBHOOK rows of the status table: any status moves but VOIDED and CANCELLED (409). */
 async function act(tx: Transaction, entry: EntryRow, body: WebhookBody, who: EventActor): Promise<void> {
+  const move = (to: 'COMPLETED' | 'REJECTED' | 'VOIDED', reason: string | null) =>
+    ledger.setStatus(tx, entry, to, reason, who, 'WEBHOOK');
   switch (body.action) {
     case 'ENTRY_APPROVED':
-      assertNotFrozen(entry, body.action);
-      if (entry.entry_status !== 'COMPLETED') await applyStatus(tx, entry, 'COMPLETED', body.reason ?? null, who);
+      if (entry.entry_status !== 'COMPLETED' || isFrozen(entry.entry_status)) await move('COMPLETED', body.reason ?? null);
       return;
     case 'ENTRY_REJECTED':
-      assertNotFrozen(entry, body.action);
-      if (entry.entry_status !== 'REJECTED')
-        await applyStatus(tx, entry, 'REJECTED', body.reason ?? 'Rejected in the accounting system', who);
+      if (entry.entry_status !== 'REJECTED' || isFrozen(entry.entry_status)) {
+        await move('REJECTED', body.reason ?? 'Rejected in the accounting system');
+      }
       return;
     case 'ENTRY_VOIDED':
-      assertNotFrozen(entry, body.action);
-      await assertPeriodsOpen(tx, entry.workspace_id, [entry.entry_date]);
-      await applyStatus(tx, entry, 'VOIDED', body.reason ?? 'Voided in the accounting system', who, 'VOIDED');
+      await move('VOIDED', body.reason ?? 'Voided in the accounting system');
       return;
     case 'DOCUMENT_REQUESTED':
       if (!body.documentName) throw badRequest('DOCUMENT_REQUESTED needs documentName');
@@ -116,7 +106,7 @@ async function act(tx: Transaction, entry: EntryRow, body: WebhookBody, who: Eve
       );
       return;
     case 'ENTRY_UPDATED':
-      await recordEvent(tx, entry, 'ENTRY_UPDATED', { changes: body.changes ?? {}, source: 'WEBHOOK', eventId: body.eventId }, who);
+      await ledger.recordEvent(tx, entry, 'ENTRY_UPDATED', { changes: body.changes ?? {}, source: 'WEBHOOK', eventId: body.eventId }, who);
       return;
   }
 }

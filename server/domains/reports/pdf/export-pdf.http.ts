@@ -2,7 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod/v4';
 import { parseInput } from '../../../lib/errors.js';
 import { ReportQuery } from '../../../../shared/contracts/reports.js';
-import { authorizeRequest } from '../../auth/authenticate.js';
+import { authorizeRequest } from '../../auth/index.js';
 import { sendError } from '../../../http/errors.js';
 import { documentExpressPath } from '../../../http/express-paths.js';
 import { loadPdfReportData } from './report-data.js';

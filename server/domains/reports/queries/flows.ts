@@ -13,12 +13,14 @@ type Row = {
 
 /**
  * Money moving from one party to another: one link per (fromParty, toParty) pair, whatever
- * the entry type; a missing side is `null` / "Unassigned". Largest links first.
+ * the entry type; a missing side is `null` / "Unassigned". Largest links first, at most `limit`
+ * of them (`truncated` when there are more).
  */
-export async function flowsReport(s: ReportScope, f: ReportFilters): Promise<FlowRow[]> {
+export async function flowsReport(s: ReportScope, f: ReportFilters, limit: number): Promise<{ rows: FlowRow[]; truncated: boolean }> {
   const params = new Params();
   const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
+  const oneMore = params.add(limit + 1);
   const rows = await selectRows<Row>(
     `SELECT a.from_party_id, fp.name AS from_party_name, a.to_party_id, tp.name AS to_party_name, a.total_cents, a.entry_count
        FROM (SELECT e.from_party_id, e.to_party_id, sum(${amount}) AS total_cents, count(*) AS entry_count
@@ -27,11 +29,12 @@ export async function flowsReport(s: ReportScope, f: ReportFilters): Promise<Flo
               GROUP BY e.from_party_id, e.to_party_id) a
        LEFT JOIN parties fp ON fp.id = a.from_party_id
        LEFT JOIN parties tp ON tp.id = a.to_party_id
-      ORDER BY a.total_cents DESC, a.from_party_id ASC NULLS LAST, a.to_party_id ASC NULLS LAST`,
+      ORDER BY a.total_cents DESC, a.from_party_id ASC NULLS LAST, a.to_party_id ASC NULLS LAST
+      LIMIT ${oneMore}`,
     params,
     s.tx,
   );
-  return rows.map((r) => ({
+  const links = rows.slice(0, limit).map((r) => ({
     fromPartyId: r.from_party_id,
     fromPartyName: r.from_party_id === null ? UNASSIGNED : (r.from_party_name ?? UNASSIGNED),
     toPartyId: r.to_party_id,
@@ -39,4 +42,5 @@ export async function flowsReport(s: ReportScope, f: ReportFilters): Promise<Flo
     totalCents: r.total_cents,
     entryCount: r.entry_count,
   }));
+  return { rows: links, truncated: rows.length > limit };
 }

@@ -47,6 +47,8 @@ type QueryRows = { Account: QbAccount[]; Vendor: QbNamedParty[]; Customer: QbNam
 const PAGE_SIZE = 1000;
 /** Change data capture looks back at most 30 days: a first pull starts there. */
 const CDC_LOOKBACK_MS = 30 * 24 * 3_600_000;
+/** The most objects one change data capture answer holds (QuickBooks' limit). */
+const CDC_MAX_OBJECTS = 1000;
 
 /**
  * QUICKBOOKS: the QuickBooks Online Accounting API v3 at QUICKBOOKS_API_BASE_URL (an operator
@@ -159,17 +161,40 @@ export class QuickBooksProvider implements AccountingProvider {
     }
   }
 
+  /**
+   * Every change since `since`. One CDC answer holds at most CDC_MAX_OBJECTS objects, so a full one
+   * is followed by another from the latest LastUpdatedTime it held (objects seen twice count once,
+   * the later copy wins) until an answer is not full: nothing changed is left unread, so the pull
+   * may move lastPulledAt past it. A full answer that does not advance the time cannot be paged
+   * further: that is an error (nothing is applied, lastPulledAt stays), never a silent cut.
+   */
   async listChangedSince(since: Date | null): Promise<ExternalEntry[]> {
     // QuickBooks answers change data capture for the last 30 days only: an older `since` starts there
     const earliest = Date.now() - CDC_LOOKBACK_MS;
-    const changedSince = new Date(Math.max(since?.getTime() ?? earliest, earliest)).toISOString();
-    const answer = await this.call({ method: 'GET', url: this.url('/cdc', { entities: 'Purchase,Deposit', changedSince }) }, QbCdcAnswer);
-    const entries: ExternalEntry[] = [];
-    for (const group of answer.CDCResponse[0].QueryResponse ?? []) {
-      for (const p of group.Purchase ?? []) entries.push(this.toEntry(p, 'Purchase'));
-      for (const d of group.Deposit ?? []) entries.push(this.toEntry(d, 'Deposit'));
+    let changedSince = new Date(Math.max(since?.getTime() ?? earliest, earliest)).toISOString();
+    const changes = new Map<string, ExternalEntry>();
+    for (;;) {
+      const answer = await this.call({ method: 'GET', url: this.url('/cdc', { entities: 'Purchase,Deposit', changedSince }) }, QbCdcAnswer);
+      let count = 0;
+      let latest = changedSince;
+      for (const group of answer.CDCResponse[0].QueryResponse ?? []) {
+        const objects = [
+          ...(group.Purchase ?? []).map((o) => ['Purchase', o] as const),
+          ...(group.Deposit ?? []).map((o) => ['Deposit', o] as const),
+        ];
+        for (const [entity, object] of objects) {
+          count++;
+          changes.set(`${entity}:${object.Id}`, this.toEntry(object, entity));
+          const at = object.MetaData?.LastUpdatedTime;
+          if (at && Date.parse(at) > Date.parse(latest)) latest = new Date(Date.parse(at)).toISOString();
+        }
+      }
+      if (count < CDC_MAX_OBJECTS) return [...changes.values()];
+      if (latest === changedSince) {
+        throw new ProviderError(`QuickBooks reported ${count} or more changes at ${latest}; they cannot be paged`, 'INVALID_RESPONSE');
+      }
+      changedSince = latest;
     }
-    return entries;
   }
 
   /** Every row of `select * from <entity>`, page by page (STARTPOSITION / MAXRESULTS). */

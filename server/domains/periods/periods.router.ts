@@ -1,8 +1,8 @@
 import { z } from 'zod/v4';
-import { Success, WorkspaceQuery } from '../../../../shared/contracts/common.js';
-import { CreatePeriodInput, PeriodIdInput, PeriodObject } from '../../../../shared/contracts/periods.js';
-import { router } from '../../../trpc/init.js';
-import { op, permitted } from '../../../trpc/procedures.js';
+import { Success, WorkspaceQuery } from '../../../shared/contracts/common.js';
+import { CreatePeriodInput, PeriodIdInput, PeriodObject } from '../../../shared/contracts/periods.js';
+import { router } from '../../trpc/init.js';
+import { op, permitted } from '../../trpc/procedures.js';
 import * as periods from './periods.service.js';
 
 const TAG = 'Accounting periods';

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../../db/database.js';
-import { conflict } from '../../../lib/errors.js';
+import { db, type Transaction } from '../../db/database.js';
+import { conflict } from '../../lib/errors.js';
 
 const PERIOD_LOCK_CLASS = 4_201;
 

@@ -1,10 +1,10 @@
 import { QueryTypes } from 'sequelize';
-import { db, transaction, type Transaction } from '../../../db/database.js';
-import { clock } from '../../../lib/clock.js';
-import { iso } from '../../../lib/dates.js';
-import { conflict, notFound } from '../../../lib/errors.js';
-import { scope, type Actor } from '../../../lib/scope.js';
-import type { PeriodObject } from '../../../../shared/contracts/periods.js';
+import { db, transaction, type Transaction } from '../../db/database.js';
+import { clock } from '../../lib/clock.js';
+import { iso } from '../../lib/dates.js';
+import { conflict, notFound } from '../../lib/errors.js';
+import { scope, type Actor } from '../../lib/scope.js';
+import type { PeriodObject } from '../../../shared/contracts/periods.js';
 import { lockPeriodsExclusive } from './period-lock.js';
 
 type Row = {

@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../db/database.js';
+import { db, type Transaction } from '../../../db/database.js';
 
 /**
  * CONTRACT §6: an entry is complete when it has at least one APPROVED document of type BASIS

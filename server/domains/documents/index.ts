@@ -1,0 +1,3 @@
+/** The documents domain's public surface for other domains (DESIGN §2). */
+export { presentDocument, type DocumentRow } from './document-rows.js';
+export { requestDocumentInTransaction } from './documents.service.js';

@@ -1,0 +1,184 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+import { clock } from '../../../lib/clock.js';
+import { conflict } from '../../../lib/errors.js';
+import type { EntryStatus } from '../../../../shared/contracts/entries.js';
+import { assertPeriodsOpen, closedPeriodAt } from '../../periods/index.js';
+import { updateEntryRow, type EntryRow } from '../entry-rows.js';
+import { setEntryTags, tagIdsOf } from '../entry-writes.js';
+import { recordEvent, type EventActor } from '../events.js';
+import { assertReferences } from '../references.js';
+import { assertCaps } from './caps.js';
+import { reloadRow } from './create.js';
+import { reactions } from './reactions.js';
+import { canMove, DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
+
+export function assertNotFrozen(row: EntryRow, doing: string): void {
+  if (isFrozen(row.entry_status)) throw conflict(`A ${row.entry_status} entry cannot be ${doing}`);
+}
+
+export type EntryEdit = Partial<{
+  description: string | null;
+  reference: string | null;
+  entryDate: string;
+  amountCents: number;
+  fromPartyId: number | null;
+  toPartyId: number | null;
+  excludeFromSync: boolean;
+}>;
+
+const EDITABLE: [keyof EntryEdit, keyof EntryRow][] = [
+  ['description', 'description'],
+  ['reference', 'reference'],
+  ['entryDate', 'entry_date'],
+  ['amountCents', 'amount_cents'],
+  ['fromPartyId', 'from_party_id'],
+  ['toPartyId', 'to_party_id'],
+  ['excludeFromSync', 'exclude_from_sync'],
+];
+
+export type Changes = Record<string, { from: unknown; to: unknown }>;
+
+/** The fields `edit` would change on `row`, and their columns. */
+export function diffEdit(row: EntryRow, edit: EntryEdit): { changes: Changes; columns: Record<string, unknown> } {
+  const changes: Changes = {};
+  const columns: Record<string, unknown> = {};
+  for (const [field, column] of EDITABLE) {
+    const next = edit[field];
+    if (next === undefined || next === row[column]) continue;
+    changes[field] = { from: row[column], to: next };
+    columns[column] = next;
+  }
+  return { changes, columns };
+}
+
+/**
+ * An edit of a locked entry (CONTRACT §5 edit; pulls and KEEP_EXTERNAL of §9; rules): 409 on a
+ * frozen entry, a closed old or new date, line items that no longer add up, or an amount that
+ * breaks a cap of refunds or reimbursements; then ENTRY_UPDATED and the edit reactions.
+ * Returns the row as it is after the reactions (null when nothing changed).
+ */
+export async function editEntryRow(
+  tx: Transaction,
+  row: EntryRow,
+  edit: EntryEdit,
+  actor: EventActor,
+  eventData: Record<string, unknown> = {},
+): Promise<EntryRow | null> {
+  assertNotFrozen(row, 'edited');
+  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
+  const { changes, columns } = diffEdit(row, edit);
+  if (Object.keys(changes).length === 0) return null;
+  await assertReferences(tx, row.workspace_id, { partyIds: [edit.fromPartyId, edit.toPartyId] });
+  if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
+  const updated = await updateEntryRow(tx, row.id, columns, clock.now());
+  await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
+  if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
+  await reactions().entryEdited(tx, row, updated, actor);
+  return reloadRow(tx, row.id);
+}
+
+/**
+ * CONTRACT §5 edit: the new amount may not fall below what has been refunded and reimbursed
+ * (together); each cap alone is then checked too (a refund or reimbursement that grows).
+ */
+async function assertAmountCovers(tx: Transaction, entryId: number, amount: number): Promise<void> {
+  const totals = await assertCaps(tx, [entryId]);
+  const used = totals.filter((t) => t.headEntryId === entryId).reduce((sum, t) => sum + t.liveCents, 0);
+  if (amount < used) throw conflict(`amountCents ${amount} is below the ${used} already refunded or reimbursed`);
+}
+
+async function assertItemsAddUp(tx: Transaction, entryId: number, amount: number): Promise<void> {
+  const [items] = await db().query<{ n: number; total: number }>(
+    'SELECT count(*)::int AS n, COALESCE(SUM(amount_cents), 0)::bigint AS total FROM entry_items WHERE entry_id = :id',
+    { replacements: { id: entryId }, type: QueryTypes.SELECT, transaction: tx },
+  );
+  if (items.n > 0 && Number(items.total) !== amount) throw conflict(`The entry's line items sum to ${items.total}, not to ${amount}`);
+}
+
+/**
+ * A status move by the one table (transitions.ts) for its source: 409 when the table has no
+ * such row, or a void dated in a closed period; then the event (VOIDED or STATUS_CHANGED), the
+ * caps when the entry comes back to life, and the status reactions.
+ */
+export async function moveEntryStatus(
+  tx: Transaction,
+  row: EntryRow,
+  to: EntryStatus,
+  reason: string | null,
+  actor: EventActor,
+  source: TransitionSource = 'USER',
+): Promise<EntryRow> {
+  if (!canMove(source, row.entry_status, to)) throw conflict(`An entry cannot move from ${row.entry_status} to ${to}`);
+  if (to === 'VOIDED') await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  // a person's status change is STATUS_CHANGED whatever the target; a provider's void is VOIDED
+  return writeStatus(tx, row, to, reason, actor, source !== 'USER' && to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED');
+}
+
+/** A void (CONTRACT §5 void, and the original of a correction): 409 when frozen or in a closed period. */
+export async function voidEntryRow(tx: Transaction, row: EntryRow, reason: string, actor: EventActor): Promise<EntryRow> {
+  assertNotFrozen(row, 'voided');
+  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  return writeStatus(tx, row, 'VOIDED', reason, actor, 'VOIDED');
+}
+
+/** The original of a full refund becomes VOIDED "Fully refunded" — unless its date is in a closed period (the lock wins). */
+export async function voidFullyRefunded(tx: Transaction, original: EntryRow, actor: EventActor): Promise<void> {
+  if (isFrozen(original.entry_status)) return;
+  if (await closedPeriodAt(tx, original.workspace_id, original.entry_date)) return;
+  await writeStatus(tx, original, 'VOIDED', 'Fully refunded', actor, 'VOIDED');
+}
+
+async function writeStatus(
+  tx: Transaction,
+  row: EntryRow,
+  to: EntryStatus,
+  reason: string | null,
+  actor: EventActor,
+  kind: 'VOIDED' | 'STATUS_CHANGED',
+): Promise<EntryRow> {
+  const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
+  await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
+  if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
+  await reactions().entryStatusChanged(tx, row, updated, actor);
+  return updated;
+}
+
+/** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
+export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: number[], actor: EventActor): Promise<EntryRow> {
+  assertNotFrozen(row, 'retagged');
+  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  await assertReferences(tx, row.workspace_id, { tagIds });
+  const before = await tagIdsOf(tx, row.id);
+  const after = [...new Set(tagIds)].sort((a, b) => a - b);
+  if (before.join() === after.join()) return row;
+  await setEntryTags(tx, row, after);
+  const updated = await updateEntryRow(tx, row.id, {}, clock.now());
+  await recordEvent(tx, updated, 'TAGS_CHANGED', { from: before, to: after }, actor);
+  return updated;
+}
+
+/** Reconciled flag (CONTRACT §5; bank matches of §14 pass `data.matchId`). Allowed in closed periods; 409 on frozen entries. */
+export async function setReconciledRow(
+  tx: Transaction,
+  row: EntryRow,
+  isReconciled: boolean,
+  actor: EventActor,
+  data: Record<string, unknown> = {},
+): Promise<EntryRow> {
+  assertNotFrozen(row, 'reconciled');
+  if (row.is_reconciled === isReconciled) return row;
+  const now = clock.now();
+  const updated = await updateEntryRow(
+    tx,
+    row.id,
+    {
+      is_reconciled: isReconciled,
+      reconciled_at: isReconciled ? now : null,
+      reconciled_by: isReconciled && actor.actorType === 'USER' ? actor.actorId : null,
+    },
+    now,
+  );
+  await recordEvent(tx, updated, isReconciled ? 'RECONCILED' : 'UNRECONCILED', data, actor);
+  return updated;
+}

@@ -1,0 +1,130 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+import { clock } from '../../../lib/clock.js';
+import { postgresErrorOf } from '../../../lib/errors.js';
+import type { EntryType } from '../../../../shared/contracts/entries.js';
+import type { EntryRow } from '../entry-rows.js';
+import { recordEvents, type EventActor } from '../events.js';
+import { reactions } from './reactions.js';
+
+export type IngestedRow = EntryRow & { external_id: string };
+
+/** One item of an ingest batch after its per-item rules passed (parties and tags already resolved to ids). */
+export type IngestedDraft = {
+  externalId: string;
+  projectId: number;
+  entryType: EntryType;
+  amountCents: number;
+  baseCurrency: string;
+  entryDate: string;
+  description: string | null;
+  reference: string | null;
+  fromPartyId: number | null;
+  toPartyId: number | null;
+  tagIds: number[];
+};
+
+export type IngestSource = { workspaceId: number; entrySourceId: number; integrationId: string };
+
+const UNIQUE_VIOLATION = '23505';
+const EXTERNAL_ID_KEY = 'entries_integration_external_key';
+
+const insertSql = (onConflict: string) =>
+  `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
+                        from_party_id, to_party_id, entry_date, description, reference, created_by, created_at, updated_at,
+                        integration_id, external_id)
+   SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
+          r.entry_date, r.description, r.reference, NULL, $3::timestamptz, $3::timestamptz, $4::uuid, r.external_id
+     FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
+          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text)
+    ORDER BY r.external_id COLLATE "C"
+   ${onConflict}
+   RETURNING *`;
+
+const lostRace = (err: unknown): boolean => {
+  const pgError = postgresErrorOf(err);
+  return pgError?.code === UNIQUE_VIOLATION && pgError.constraint === EXTERNAL_ID_KEY;
+};
+
+/**
+ * The new entries of an ingest batch (CONTRACT §11), set-based: one multi-row INSERT, their
+ * tags, their ENTRY_CREATED events and the reactions to new entries. The unique
+ * (integration_id, external_id) index decides idempotency. The caller has already dropped the
+ * externalIds committed before, so the plain INSERT (in a savepoint) nearly always succeeds; it
+ * is cheaper than ON CONFLICT's speculative insertion. When a racing request wrote one of the
+ * rows first, the savepoint is rolled back and the batch goes again with ON CONFLICT DO NOTHING:
+ * those rows are simply absent from the returned rows. Rows go in externalId order, so
+ * overlapping batches take their index locks in the same order and do not deadlock.
+ */
+export async function insertIngestedRows(
+  tx: Transaction,
+  source: IngestSource,
+  drafts: IngestedDraft[],
+  actor: EventActor,
+): Promise<IngestedRow[]> {
+  if (drafts.length === 0) return [];
+  const rows = await insertRows(tx, source, drafts);
+  const byExternalId = new Map(rows.map((r) => [r.external_id, r]));
+  await insertTags(
+    tx,
+    source.workspaceId,
+    drafts.flatMap((d) => {
+      const row = byExternalId.get(d.externalId);
+      return row ? [...new Set(d.tagIds)].map((tagId) => ({ entryId: row.id, tagId })) : [];
+    }),
+  );
+  await recordEvents(tx, rows.map(createdEvent), actor, { newEntries: true });
+  if (rows.length > 0) await reactions().entriesCreated(tx, rows, actor);
+  return rows;
+}
+
+async function insertRows(tx: Transaction, source: IngestSource, drafts: IngestedDraft[]): Promise<IngestedRow[]> {
+  const rows = drafts.map((d) => ({
+    external_id: d.externalId,
+    project_id: d.projectId,
+    entry_type: d.entryType,
+    base_currency: d.baseCurrency,
+    amount_cents: d.amountCents,
+    from_party_id: d.fromPartyId,
+    to_party_id: d.toPartyId,
+    entry_date: d.entryDate,
+    description: d.description,
+    reference: d.reference,
+  }));
+  const bind = [source.workspaceId, source.entrySourceId, clock.now(), source.integrationId, JSON.stringify(rows)];
+  try {
+    return await db().transaction({ transaction: tx }, (savepoint) =>
+      db().query<IngestedRow>(insertSql(''), { bind, type: QueryTypes.SELECT, transaction: savepoint }),
+    );
+  } catch (err) {
+    if (!lostRace(err)) throw err;
+    return db().query<IngestedRow>(insertSql('ON CONFLICT (integration_id, external_id) WHERE integration_id IS NOT NULL DO NOTHING'), {
+      bind,
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+  }
+}
+
+/** All entry↔tag links of the batch in one INSERT. */
+async function insertTags(tx: Transaction, workspaceId: number, links: { entryId: number; tagId: number }[]): Promise<void> {
+  if (links.length === 0) return;
+  await db().query(
+    `INSERT INTO entry_tags (entry_id, tag_id, workspace_id)
+     SELECT l.entry_id, l.tag_id, $1 FROM unnest($2::bigint[], $3::int[]) AS l(entry_id, tag_id)`,
+    { bind: [workspaceId, links.map((l) => l.entryId), links.map((l) => l.tagId)], transaction: tx },
+  );
+}
+
+const createdEvent = (row: IngestedRow) => ({
+  entry: row,
+  kind: 'ENTRY_CREATED' as const,
+  data: {
+    entryType: row.entry_type,
+    amountCents: row.amount_cents,
+    baseCurrency: row.base_currency.trim(),
+    entryDate: row.entry_date,
+    projectId: row.project_id,
+    externalId: row.external_id,
+  },
+});

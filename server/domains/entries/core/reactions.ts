@@ -1,0 +1,29 @@
+import type { Transaction } from '../../../db/database.js';
+import type { EntryRow } from '../entry-rows.js';
+import type { EventActor } from '../events.js';
+
+/**
+ * What other domains do, inside the same transaction, when the ledger core changes an entry.
+ * The core calls these members at the point of the change (see ledger.ts); ONE file,
+ * server/domains/reactions.ts, says which domain function answers each of them.
+ */
+export type EntryReactions = {
+  /** New entries (any source): queue the reviews their connections require. True when a reaction changed their rows. */
+  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean>;
+  /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
+  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
+  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+};
+
+let wired: EntryReactions | undefined;
+
+/** Called once by server/domains/reactions.ts (wireDomainReactions); a second call replaces nothing. */
+export function wireReactions(reactions: EntryReactions): void {
+  wired ??= reactions;
+}
+
+export function reactions(): EntryReactions {
+  if (!wired) throw new Error('Entry reactions are not wired: call wireDomainReactions() at start-up');
+  return wired;
+}

@@ -1,0 +1,36 @@
+/**
+ * The ledger core's public surface: the only entries module other domains import (DESIGN §2a).
+ * Every change of an entry goes through `ledger`; each write runs in the caller's transaction,
+ * checks the rules (frozen states, closed periods, the status table, the caps), records its
+ * audit event and calls the reactions wired in server/domains/reactions.ts.
+ */
+import { createEntryRow } from './core/create.js';
+import { editEntryRow, moveEntryStatus, setEntryTagsRow, setReconciledRow, voidEntryRow } from './core/change.js';
+import { insertIngestedRows } from './core/ingest-rows.js';
+import { recomputeCompleteness } from './core/completeness.js';
+import { recordEvent, recordEvents } from './events.js';
+
+export const ledger = {
+  /** A new entry, optionally derived from an original (refund, reimbursement, correction). */
+  create: createEntryRow,
+  /** A batch of new entries from an integration (set-based; the caller has applied the per-item rules). */
+  createIngested: insertIngestedRows,
+  edit: editEntryRow,
+  setStatus: moveEntryStatus,
+  void: voidEntryRow,
+  setTags: setEntryTagsRow,
+  setReconciled: setReconciledRow,
+  recomputeCompleteness,
+  /** An audit event of another domain's change on the entry (review, sync, document, webhook, note). */
+  recordEvent,
+  recordEvents,
+};
+
+export type { EntryDraft } from './core/create.js';
+export type { EntryEdit } from './core/change.js';
+export { assertNotFrozen, diffEdit } from './core/change.js';
+export { capTotals } from './core/caps.js';
+export { wireReactions, type EntryReactions } from './core/reactions.js';
+export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
+export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
+export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';

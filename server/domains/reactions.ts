@@ -1,0 +1,33 @@
+import { forgetSessionsOnAuthWrites } from './auth/index.js';
+import { wireReactions } from './entries/index.js';
+import { reviewReactions, syncReactions } from './accounting/index.js';
+
+/**
+ * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
+ * The core calls the members of EntryReactions where the change happens, inside its transaction;
+ * this file says who answers. Called at start-up by the app (a second call changes nothing).
+ */
+export function wireDomainReactions(): void {
+  // auth: the session cache forgets a user, session or membership this process writes
+  forgetSessionsOnAuthWrites();
+  wireReactions({
+    async entriesCreated(tx, created, actor) {
+      // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW)
+      return reviewReactions.queueForNewEntries(tx, created, actor);
+    },
+    async entryEdited(tx, before, after, actor) {
+      // accounting/reviews: a CHANGES_REQUESTED review goes back in the queue
+      await reviewReactions.requeueAfterEdit(tx, after, actor);
+      // accounting/sync: SYNCED copies become STALE
+      await syncReactions.markStale(tx, after, 'EDITED', actor);
+    },
+    async entryStatusChanged(tx, before, after, actor) {
+      if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED') {
+        // accounting/reviews: open reviews of a voided or cancelled entry are CANCELLED
+        await reviewReactions.cancelOpenReviews(tx, after, actor);
+      }
+      // accounting/sync: a void makes SYNCED copies STALE (a push then voids them externally)
+      if (after.entry_status === 'VOIDED') await syncReactions.markStale(tx, after, 'VOIDED', actor);
+    },
+  });
+}

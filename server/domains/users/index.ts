@@ -1,0 +1,2 @@
+/** The users domain's public surface for other domains (DESIGN §2). */
+export { findVisibleUser } from './users.service.js';
