@@ -34,7 +34,7 @@ export async function ensureValuations(url: string, workspaceId: number, log: (m
     );
     await client.query(
       `UPDATE entries e
-          SET fx_rate = v.rate, fx_rate_date = v.rate_date,
+          SET fx_rate = trim_scale(v.rate)::text, fx_rate_date = v.rate_date,
               amount_base_cents = fx_base_cents(e.amount_cents, v.rate, CASE e.base_currency WHEN 'JPY' THEN 0 ELSE 2 END, 2)
          FROM (SELECT 'USD' AS currency, d::date AS day, 1::numeric AS rate, d::date AS rate_date
                  FROM generate_series($2::date, $3::date, interval '1 day') d

@@ -1,6 +1,7 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
 import { wireReactions } from './entries/index.js';
 import { reviewReactions, syncReactions } from './accounting/index.js';
+import { valuate } from './fx/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -11,6 +12,10 @@ export function wireDomainReactions(): void {
   // auth: the session cache forgets a user, session or membership this process writes
   forgetSessionsOnAuthWrites();
   wireReactions({
+    valueEntries(tx, workspaceId, items) {
+      // fx: the rate of each entry's currency on its date and amountBaseCents (CONTRACT §17)
+      return valuate(tx, workspaceId, items);
+    },
     async entriesCreated(tx, created, actor) {
       // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW)
       return reviewReactions.queueForNewEntries(tx, created, actor);

@@ -1,6 +1,5 @@
 import { transaction } from '../db/database.js';
-import type { Actor } from '../lib/scope.js';
-import { revalue, upsertRates, type RateWrite } from '../domains/fx/index.js';
+import { upsertRates, type RateWrite } from '../domains/fx/index.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
 /** The demo currencies besides the USD base (server/seed/demo-entries.ts), with a starting rate in millionths of a USD. */
@@ -45,14 +44,4 @@ export function demoRates(from: Date, to: Date): RateWrite[] {
 export async function seedDemoFxRates(ws: Pick<DemoWorkspace, 'workspaceId'>, today: Date): Promise<void> {
   const from = new Date(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), 1) - 7 * DAY);
   await transaction((tx) => upsertRates(tx, ws.workspaceId, demoRates(from, today), 'IMPORT'));
-}
-
-/**
- * PHASE 1 ONLY: until the ledger core values entries at create (it then calls valuate()), the demo
- * entries are valued afterwards by a revaluation of the whole year (entries of the closed period
- * stay unconverted, as a revaluation never touches them).
- */
-export async function valueDemoEntries(actor: Actor, ws: Pick<DemoWorkspace, 'workspaceId'>, today: Date): Promise<void> {
-  const fromDate = isoDay(Date.UTC(today.getUTCFullYear() - 1, today.getUTCMonth(), 1));
-  await revalue(actor, { workspaceId: ws.workspaceId, fromDate, toDate: isoDay(today.getTime()) });
 }

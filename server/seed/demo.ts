@@ -3,7 +3,7 @@ import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
-import { seedDemoFxRates, valueDemoEntries } from './demo-fx.js';
+import { seedDemoFxRates } from './demo-fx.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -62,7 +62,6 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
     await seedDemoFxRates(base, today); // before the entries: each is valued when created (CONTRACT §17)
     // Later domains add their part of the demo data after the entries (documents, accounting …).
     await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
-    await valueDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
   }

@@ -50,41 +50,14 @@ ${cubes}
 `;
 }
 
-/**
- * TEST-ONLY WORLD BUILDING (phase 1): the ledger core does not yet value entries when they are
- * created (it will call fx's valuate() then). Until it does, this gives the listed entries the
- * valuation valuate() computes for them now, with a direct SQL UPDATE of the three columns —
- * the state a create would have left. Phase 2 removes it in favour of real creates.
- */
-export async function valueEntriesAsCreateWill(workspaceId: number, entryIds: number[]): Promise<void> {
-  const { db } = await import('../../server/db/database.js');
-  const { valuate } = await import('../../server/domains/fx/index.js');
-  const { QueryTypes } = await import('sequelize');
-  const rows = await db().query<{ id: number; currency: string; entry_date: string; amount_cents: number }>(
-    'SELECT id, base_currency::text AS currency, entry_date, amount_cents FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id',
-    { bind: [entryIds], type: QueryTypes.SELECT },
-  );
-  const values = await valuate(
-    undefined,
-    workspaceId,
-    rows.map((r) => ({ currency: r.currency, entryDate: r.entry_date, amountCents: r.amount_cents })),
-  );
-  await db().query(
-    `UPDATE entries e SET fx_rate = v.rate, fx_rate_date = v.rate_date, amount_base_cents = v.base
-       FROM unnest($1::bigint[], $2::numeric[], $3::date[], $4::bigint[]) AS v(id, rate, rate_date, base)
-      WHERE e.id = v.id`,
-    { bind: [rows.map((r) => r.id), values.map((v) => v.fxRate), values.map((v) => v.fxRateDate), values.map((v) => v.amountBaseCents)] },
-  );
-}
-
-/** The stored valuation of an entry (the entry object gains these fields in phase 2). */
+/** The stored valuation of an entry, read from its row (the entry object shows the same fields). */
 export async function valuationOf(
   entryId: number,
 ): Promise<{ fxRate: string | null; fxRateDate: string | null; amountBaseCents: number | null }> {
   const { db } = await import('../../server/db/database.js');
   const { QueryTypes } = await import('sequelize');
   const [row] = await db().query<any>(
-    'SELECT trim_scale(fx_rate)::text AS "fxRate", fx_rate_date AS "fxRateDate", amount_base_cents AS "amountBaseCents" FROM entries WHERE id = $1',
+    'SELECT fx_rate AS "fxRate", fx_rate_date AS "fxRateDate", amount_base_cents AS "amountBaseCents" FROM entries WHERE id = $1',
     { bind: [entryId], type: QueryTypes.SELECT },
   );
   return row;

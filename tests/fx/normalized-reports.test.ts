@@ -5,10 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePoppler, run } from '../reports/poppler.js';
 import { createEntry, createTag } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
-import { fxWorld, putRate, valuationOf, valueEntriesAsCreateWill, type FxWorld } from './fx-world.js';
+import { fxWorld, putRate, valuationOf, type FxWorld } from './fx-world.js';
 
 /**
- * Reports with normalize=true (CONTRACT §17) on a USD workspace. Rates: JPY 0.0067 (03-01),
+ * Reports with normalize=true (CONTRACT §17) on a USD workspace, its entries created through the API
+ * after the rates (so each is valued when created). Rates: JPY 0.0067 (03-01),
  * EUR 1.0812 (03-10) and 1.09 (04-01); none for GBP and CHF.
  *
  *   #  type     amount       date        project  tags       base cents
@@ -99,7 +100,6 @@ beforeAll(async () => {
   ids = [];
   for (const spec of specs) ids.push((await createEntry(w, spec)).id);
   expect((await api.post(`/entries/${ids[6]}/void`, { reason: 'test' }, { token: w.token })).status).toBe(200);
-  await valueEntriesAsCreateWill(w.workspaceId, ids); // TEST-ONLY world building until the core values creates (phase 2)
 });
 
 describe('the valuations the reports sum', () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createEntry } from '../support/entries.js';
 import { actor } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { fxWorld, putRate, valuationOf, valueEntriesAsCreateWill, type FxWorld } from './fx-world.js';
+import { fxWorld, putRate, valuationOf, type FxWorld } from './fx-world.js';
 
 let api: Api;
 
@@ -23,8 +23,9 @@ describe('POST /fx-rates/revalue', () => {
     const base = await createEntry(w, { baseCurrency: 'EUR', amountCents: 500, entryDate: '2026-05-03' });
     const noRate = await createEntry(w, { baseCurrency: 'GBP', amountCents: 700, entryDate: '2026-05-03' });
     const outside = await createEntry(w, { baseCurrency: 'USD', amountCents: 1000, entryDate: '2026-05-05' });
-    await valueEntriesAsCreateWill(w.workspaceId, [inWindow.id, base.id, noRate.id, outside.id]); // TEST-ONLY (phase 1)
     expect(await valuationOf(inWindow.id)).toEqual({ fxRate: '0.9', fxRateDate: '2026-05-01', amountBaseCents: 900 });
+    expect(await valuationOf(base.id)).toEqual({ fxRate: '1', fxRateDate: '2026-05-03', amountBaseCents: 500 });
+    expect(await valuationOf(noRate.id)).toEqual({ fxRate: null, fxRateDate: null, amountBaseCents: null });
 
     // a later correction of the rate leaves existing entries alone (frozen history) …
     await putRate(w, 'USD', '2026-05-02', '0.92');
@@ -64,7 +65,6 @@ describe('POST /fx-rates/revalue', () => {
   it('values entries that had no rate once one exists, and clears a valuation whose rate was deleted', async () => {
     const w = await fxWorld(api, 'EUR');
     const entry = await createEntry(w, { baseCurrency: 'JPY', amountCents: 100_000, entryDate: '2026-06-10' });
-    await valueEntriesAsCreateWill(w.workspaceId, [entry.id]); // TEST-ONLY (phase 1)
     expect(await valuationOf(entry.id)).toEqual({ fxRate: null, fxRateDate: null, amountBaseCents: null });
     const rate = await putRate(w, 'JPY', '2026-06-09', '0.0061');
     expect((await revalue(w, { fromDate: '2026-06-10', toDate: '2026-06-10' })).body).toEqual({
@@ -109,7 +109,7 @@ describe('POST /fx-rates/revalue', () => {
 
     const res = await revalue(w, { fromDate: '2026-07-01', toDate: '2026-08-31', currency: 'USD' });
     expect(res.body).toEqual({ revalued: 1, unchanged: 0, skippedClosed: 1, missingRate: 0 });
-    expect(await valuationOf(closedOne.id)).toEqual({ fxRate: null, fxRateDate: null, amountBaseCents: null });
+    expect(await valuationOf(closedOne.id)).toEqual({ fxRate: '0.9', fxRateDate: '2026-07-01', amountBaseCents: 900 }); // as created
     expect(await valuationOf(openOne.id)).toEqual({ fxRate: '0.95', fxRateDate: '2026-08-04', amountBaseCents: 950 });
     expect(await valuationOf(gbp.id)).toEqual({ fxRate: null, fxRateDate: null, amountBaseCents: null });
     expect(await valuationOf(voided.id)).toEqual({ fxRate: null, fxRateDate: null, amountBaseCents: null });

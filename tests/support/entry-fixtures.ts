@@ -60,6 +60,7 @@ export const SHA256 = /^[0-9a-f]{64}$/;
 
 /** The fields of the entry object of CONTRACT §5, sorted — written out here, not derived from the implementation. */
 export const ENTRY_KEYS = [
+  'amountBaseCents',
   'amountCents',
   'baseCurrency',
   'createdAt',
@@ -71,6 +72,8 @@ export const ENTRY_KEYS = [
   'entryType',
   'excludeFromSync',
   'fromPartyId',
+  'fxRate',
+  'fxRateDate',
   'id',
   'isComplete',
   'isReconciled',

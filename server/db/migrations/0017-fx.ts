@@ -10,6 +10,8 @@ import { sql, type Migration } from './types.js';
  *   index, carrying `rate`, answers "the latest rate on or before a date" with one
  *   backward index-only probe.
  * - entries.fx_rate / fx_rate_date / amount_base_cents: all three set or all three null
+ *   (fx_rate is the canonical decimal TEXT of the rate used — the API's string, exact, and never
+ *   turned into a JS number by the NUMERIC type parser when rows are read with SELECT *)
  *   (no rate). Written by the ledger core only (CONTRACT §17: fixed at create and when the
  *   amount or date is edited, and by POST /fx-rates/revalue).
  * - entries_report_idx (0006) is rebuilt with amount_base_cents among its columns, so the
@@ -60,7 +62,7 @@ export const m0017: Migration = {
     END $$;
 
     ALTER TABLE entries
-      ADD COLUMN fx_rate numeric(25, 10) CHECK (fx_rate > 0),
+      ADD COLUMN fx_rate text CHECK (fx_rate ~ '^[0-9]{1,15}([.][0-9]{1,10})?$' AND fx_rate::numeric > 0),
       ADD COLUMN fx_rate_date date,
       ADD COLUMN amount_base_cents bigint CHECK (amount_base_cents BETWEEN 0 AND 1000000000000000),
       ADD CONSTRAINT entries_fx_all_or_none CHECK (

@@ -37,7 +37,8 @@ export type EventKind =
   | 'SYNC_CONFLICT'
   | 'SYNC_RESOLVED'
   | 'WEBHOOK_RECEIVED'
-  | 'REVIEW_CANCELLED';
+  | 'REVIEW_CANCELLED'
+  | 'FX_REVALUED';
 
 type EventRow = {
   id: string;

@@ -9,4 +9,3 @@ export { fxRouter } from './fx.router.js';
 export { fxRoutes } from './import.http.js';
 // for the demo seed (server/seed/demo-fx.ts)
 export { upsertRates, type RateWrite } from './rate-rows.js';
-export { revalue } from './revalue.service.js';

@@ -5,7 +5,7 @@ import { runtime } from '../../runtime.js';
 import type { EntryValuation, RevalueInput, RevalueResult } from '../../../shared/contracts/fx.js';
 import { closedPeriodNameSql, lockPeriodsShared } from '../periods/index.js';
 import { baseCentsSql, chosenRateSql, rateTextSql } from './valuation-sql.js';
-import { applyValuations, type ValuationChange } from './valuation-writes.js';
+import { byUser, ledger, type ValuationChange } from '../entries/index.js';
 
 /** Statuses whose entries are never changed (CONTRACT §5): left out of a revaluation entirely. */
 const FROZEN = `('VOIDED', 'CANCELLED')`;
@@ -20,7 +20,7 @@ const windowSql = (only: boolean) => `
   WITH ws AS (SELECT base_currency::text AS base FROM workspaces WHERE id = $1),
   win AS (
     SELECT e.id, e.workspace_id, e.base_currency::text AS currency, e.entry_date, e.amount_cents,
-           ${rateTextSql('e.fx_rate')} AS old_rate, e.fx_rate_date AS old_rate_date, e.amount_base_cents AS old_base,
+           e.fx_rate AS old_rate, e.fx_rate_date AS old_rate_date, e.amount_base_cents AS old_base,
            ${closedPeriodNameSql('e.workspace_id', 'e.entry_date')} IS NOT NULL AS closed
       FROM entries e
      WHERE e.workspace_id = $1 AND e.entry_date BETWEEN $2::date AND $3::date AND e.entry_status NOT IN ${FROZEN}
@@ -107,7 +107,7 @@ export async function revalue(actor: Actor, input: RevalueInput): Promise<Revalu
       else result.revalued++;
       if (!same) changes.push({ id: r.id, workspaceId: r.workspace_id, from, to });
     }
-    await applyValuations(tx, changes, actor);
+    await ledger.setValuations(tx, changes, byUser(actor));
     return result;
   });
 }

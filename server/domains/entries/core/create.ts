@@ -35,7 +35,7 @@ const LINK_EVENT = {
 /**
  * A new entry (CONTRACT §5 create, and the new entry of a refund, reimbursement or correction):
  * its references must be the workspace's (400), its date in no closed period (409); it is
- * inserted PENDING with items, payments, tags and ENTRY_CREATED, linked to its original (with
+ * inserted PENDING, valued in the base currency (CONTRACT §17), with items, payments, tags and ENTRY_CREATED, linked to its original (with
  * the original's *_CREATED event and the caps checked), and the reactions to new entries run.
  */
 export async function createEntryRow(tx: Transaction, draft: EntryDraft, actor: EventActor, derivedFrom?: DerivedFrom): Promise<EntryRow> {
@@ -48,7 +48,10 @@ export async function createEntryRow(tx: Transaction, draft: EntryDraft, actor: 
   });
   const entrySourceId = draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, draft.workspaceId));
   const link = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData };
-  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id }, actor, link);
+  const [valuation] = await reactions().valueEntries(tx, draft.workspaceId, [
+    { currency: draft.baseCurrency, entryDate: draft.entryDate, amountCents: draft.amountCents },
+  ]);
+  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id, valuation }, actor, link);
   if (derivedFrom) {
     const { linkType, original, eventData } = derivedFrom;
     await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);

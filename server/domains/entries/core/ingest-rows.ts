@@ -32,11 +32,13 @@ const EXTERNAL_ID_KEY = 'entries_integration_external_key';
 const insertSql = (onConflict: string) =>
   `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
                         from_party_id, to_party_id, entry_date, description, reference, created_by, created_at, updated_at,
-                        integration_id, external_id)
+                        integration_id, external_id, fx_rate, fx_rate_date, amount_base_cents)
    SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
-          r.entry_date, r.description, r.reference, NULL, $3::timestamptz, $3::timestamptz, $4::uuid, r.external_id
+          r.entry_date, r.description, r.reference, NULL, $3::timestamptz, $3::timestamptz, $4::uuid, r.external_id,
+          r.fx_rate, r.fx_rate_date, r.amount_base_cents
      FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
-          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text)
+          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
+          fx_rate text, fx_rate_date date, amount_base_cents bigint)
     ORDER BY r.external_id COLLATE "C"
    ${onConflict}
    RETURNING *`;
@@ -79,7 +81,13 @@ export async function insertIngestedRows(
 }
 
 async function insertRows(tx: Transaction, source: IngestSource, drafts: IngestedDraft[]): Promise<IngestedRow[]> {
-  const rows = drafts.map((d) => ({
+  // CONTRACT §17: the whole batch valued in one statement
+  const valuations = await reactions().valueEntries(
+    tx,
+    source.workspaceId,
+    drafts.map((d) => ({ currency: d.baseCurrency, entryDate: d.entryDate, amountCents: d.amountCents })),
+  );
+  const rows = drafts.map((d, i) => ({
     external_id: d.externalId,
     project_id: d.projectId,
     entry_type: d.entryType,
@@ -90,6 +98,9 @@ async function insertRows(tx: Transaction, source: IngestSource, drafts: Ingeste
     entry_date: d.entryDate,
     description: d.description,
     reference: d.reference,
+    fx_rate: valuations[i].fxRate,
+    fx_rate_date: valuations[i].fxRateDate,
+    amount_base_cents: valuations[i].amountBaseCents,
   }));
   const bind = [source.workspaceId, source.entrySourceId, clock.now(), source.integrationId, JSON.stringify(rows)];
   try {

@@ -7,7 +7,13 @@ import type { EventActor } from '../events.js';
  * The core calls these members at the point of the change (see ledger.ts); ONE file,
  * server/domains/reactions.ts, says which domain function answers each of them.
  */
+/** CONTRACT §17: an entry's valuation in its workspace's base currency; all three null without a rate. */
+export type EntryValuation = { fxRate: string | null; fxRateDate: string | null; amountBaseCents: number | null };
+export type ValuationRequest = { currency: string; entryDate: string; amountCents: number };
+
 export type EntryReactions = {
+  /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
+  valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
   /** New entries (any source): queue the reviews their connections require. True when a reaction changed their rows. */
   entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean>;
   /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
