@@ -71,7 +71,7 @@ export async function editEntryRow(
   if (Object.keys(changes).length === 0) return null;
   await assertReferences(tx, row.workspace_id, { partyIds: [edit.fromPartyId, edit.toPartyId] });
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
-  if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns, changes);
+  if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
@@ -79,8 +79,11 @@ export async function editEntryRow(
   return reloadRow(tx, row.id);
 }
 
-/** CONTRACT §17: a new amount or date values the entry again (fx_rate, fx_rate_date, amount_base_cents), in the same UPDATE. */
-async function revalueEdit(tx: Transaction, row: EntryRow, columns: Record<string, unknown>, changes: Changes): Promise<void> {
+/**
+ * CONTRACT §17: a new amount or date values the entry again (fx_rate, fx_rate_date,
+ * amount_base_cents), in the same UPDATE; ENTRY_UPDATED keeps listing the edited fields only.
+ */
+async function revalueEdit(tx: Transaction, row: EntryRow, columns: Record<string, unknown>): Promise<void> {
   const [v] = await reactions().valueEntries(tx, row.workspace_id, [
     {
       currency: row.base_currency.trim(),
@@ -88,16 +91,9 @@ async function revalueEdit(tx: Transaction, row: EntryRow, columns: Record<strin
       amountCents: (columns.amount_cents as number | undefined) ?? row.amount_cents,
     },
   ]);
-  const next: [string, keyof EntryRow, unknown][] = [
-    ['fxRate', 'fx_rate', v.fxRate],
-    ['fxRateDate', 'fx_rate_date', v.fxRateDate],
-    ['amountBaseCents', 'amount_base_cents', v.amountBaseCents],
-  ];
-  for (const [field, column, value] of next) {
-    if (value === row[column]) continue;
-    columns[column] = value;
-    changes[field] = { from: row[column], to: value };
-  }
+  columns.fx_rate = v.fxRate;
+  columns.fx_rate_date = v.fxRateDate;
+  columns.amount_base_cents = v.amountBaseCents;
 }
 
 /**
