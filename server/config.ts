@@ -51,6 +51,8 @@ const EnvSchema = z.object({
     .regex(/^\d{1,6}(,\d{1,6}){0,19}$/, 'must be comma-separated delays in seconds, e.g. 5,300,1800')
     .default('5,300,1800,7200,18000,36000,36000')
     .transform((v) => v.split(',').map(Number)),
+  // CONTRACT §17: how many days before an entry's date its currency's latest rate may be
+  FX_MAX_RATE_AGE_DAYS: z.coerce.number().int().min(0).max(3660).default(7),
   // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });

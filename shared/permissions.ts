@@ -22,6 +22,7 @@ export const PERMISSIONS = [
   'user.edit',
   'user.delete',
   'bank.manage',
+  'fx.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

@@ -13,6 +13,7 @@ import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { deliveryRateScenario, outboxOverheadScenario } from './webhooks-scenario.js';
 import { rulesScenarios } from './rules-scenario.js';
+import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -238,6 +239,13 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('GET /entries/{id}', () => getById(c));
     for (const mix of listMixes(c.dataset)) await step(`list ${mix.name}`, () => listScenario(c, pool, mix));
     for (const r of REPORTS) await step(`report ${r.name}`, () => reportScenario(c, client, r));
+    let valued: Promise<void> | undefined; // once, before the first normalised report
+    for (const r of REPORTS) {
+      await step(`fx normalised report ${r.name}`, async () => {
+        await (valued ??= ensureValuations(c.url, c.dataset.workspaceId, c.log));
+        return fxReportScenario(c, r);
+      });
+    }
     await step('CSV export', () => exportScenario(c));
     await step('POST /entries', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));

@@ -4,6 +4,7 @@ import { reviewReactions, syncReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
+import { valuate } from './fx/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -14,6 +15,10 @@ export function wireDomainReactions(): void {
   // auth: the session cache forgets a user, session or membership this process writes
   forgetSessionsOnAuthWrites();
   wireReactions({
+    valueEntries(tx, workspaceId, items) {
+      // fx: the rate of each entry's currency on its date and amountBaseCents (CONTRACT §17)
+      return valuate(tx, workspaceId, items);
+    },
     async entriesBeforeCreate(tx, workspaceId, trigger, drafts, context) {
       // rules (CONTRACT §16): the drafts as the workspace's rules for the trigger leave them; RULE_APPLIED once inserted
       return ruleReactions.prepareNewEntries(tx, workspaceId, trigger, drafts, context);

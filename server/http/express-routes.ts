@@ -4,6 +4,7 @@ import { ingestRoutes } from '../domains/integrations/ingest.http.js';
 import { reportsPdfRoutes } from '../domains/reports/pdf/export-pdf.http.js';
 import { documentRoutes } from '../domains/documents/documents.http.js';
 import { bankingRoutes } from '../domains/banking/index.js';
+import { fxRoutes } from '../domains/fx/index.js';
 import { webhookRoutes } from '../domains/accounting/webhooks/webhook.http.js';
 
 /**
@@ -17,3 +18,4 @@ expressRoutes.use(reportsPdfRoutes());
 expressRoutes.use(documentRoutes());
 expressRoutes.use(webhookRoutes());
 expressRoutes.use(bankingRoutes());
+expressRoutes.use(fxRoutes());

@@ -6,6 +6,7 @@ import { seedDemoAccounting } from './demo-accounting.js';
 import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
+import { seedDemoFxRates } from './demo-fx.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -61,6 +62,7 @@ export async function seedDemo(adminEmail: string, today = clock.now()): Promise
     };
   });
   if (admin) {
+    await seedDemoFxRates(base, today); // before the entries: each is valued when created (CONTRACT §17)
     // Later domains add their part of the demo data after the entries (documents, accounting …).
     await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);

@@ -20,6 +20,7 @@ import { syncRouter } from '../domains/accounting/sync/sync.router.js';
 import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../domains/banking/index.js';
 import { webhooksRouter } from '../domains/webhooks/webhooks.router.js';
 import { rulesRouter } from '../domains/rules/index.js';
+import { fxRouter } from '../domains/fx/index.js';
 import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
@@ -46,6 +47,7 @@ export const appRouter = router({
   reconciliation: reconciliationRouter,
   webhooks: webhooksRouter,
   rules: rulesRouter,
+  fx: fxRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { EntryValuation } from './fx.js';
 import {
   BigIntId,
   BigIntIdValue,
@@ -64,6 +65,7 @@ export const EntryObject = z.object({
   createdBy: UuidValue.nullable(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  ...EntryValuation.shape,
 });
 
 export const EntryItem = z.object({

@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { CentsValue, Country, CountValue, Currency, IntId, IntIdValue, IsoDate, NAME_MAX, Text } from './common.js';
+import { CentsValue, Country, CountValue, Currency, IntId, IntIdValue, IsoDate, NAME_MAX, QueryBool, Text } from './common.js';
 import { TAG_NAME_MAX } from './tags.js';
 
 /** CONTRACT §12: raw values per entry type in a distribution. */
@@ -14,6 +14,10 @@ const ReportFilters = {
   workspaceId: IntId,
   projectId: IntId.optional().describe('only entries of this project'),
   currency: Currency.optional().describe('only entries in this base currency'),
+  normalize: QueryBool.optional().describe(
+    'true: amounts are the entries’ amountBaseCents (CONTRACT §17) in the workspace base currency; entries without a rate are left out ' +
+      'of amounts and counts (the summary and the distribution report them as `unconverted`)',
+  ),
 };
 const DateRange = {
   from: IsoDate.optional().describe('first day, inclusive'),
@@ -50,6 +54,17 @@ export const CurrencyBreakdownRow = z.object({
   netCents: Cents,
   entryCount: Count,
 });
+/** CONTRACT §17: the counted entries a normalised report leaves out for want of a rate. */
+export const Unconverted = z
+  .object({
+    entryCount: Count,
+    amountCentsByCurrency: z
+      .record(Currency, Cents)
+      .meta({ maxProperties: MAX_CURRENCIES })
+      .describe('per currency, the signed net in its minor units (income positive, expense negative)'),
+  })
+  .describe('only with normalize=true: counted entries without a rate, left out of the totals');
+
 export const SummaryReport = z.object({
   totalIncomeCents: Cents,
   totalExpenseCents: Cents,
@@ -64,7 +79,11 @@ export const SummaryReport = z.object({
     .describe('the one currency, MIXED, or null when there are no entries'),
   currencies: z.array(Currency).max(MAX_CURRENCIES),
   isCurrencyMixed: z.boolean(),
-  currencyBreakdown: z.array(CurrencyBreakdownRow).max(MAX_CURRENCIES),
+  currencyBreakdown: z
+    .array(CurrencyBreakdownRow)
+    .max(MAX_CURRENCIES)
+    .describe('per entry currency, in its own minor units; with normalize=true it still covers every counted entry, converted or not'),
+  unconverted: Unconverted.optional(),
 });
 
 export const TimelineRow = z.object({
@@ -140,10 +159,11 @@ export const DistributionStats = z.object({
     .describe(`ascending; the smallest ${DISTRIBUTION_VALUES_LIMIT} when there are more`),
   valuesTruncated: z.literal(true).optional().describe(`present when count > ${DISTRIBUTION_VALUES_LIMIT}`),
 });
-export const DistributionReport = z.object({ INCOME: DistributionStats, EXPENSE: DistributionStats });
+export const DistributionReport = z.object({ INCOME: DistributionStats, EXPENSE: DistributionStats, unconverted: Unconverted.optional() });
 
 export type ReportQuery = z.infer<typeof ReportQuery>;
-export type ReportFilters = { workspaceId: number; projectId?: number; currency?: string; from?: string; to?: string };
+export type ReportFilters = { workspaceId: number; projectId?: number; currency?: string; from?: string; to?: string; normalize?: boolean };
+export type Unconverted = z.infer<typeof Unconverted>;
 export type TimelineQuery = z.infer<typeof TimelineQuery>;
 export type TimelineGroupBy = z.infer<typeof TimelineGroupBy>;
 export type CalendarQuery = z.infer<typeof CalendarQuery>;

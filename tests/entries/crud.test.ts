@@ -85,6 +85,10 @@ describe('POST /entries', () => {
       createdBy: w.owner.id,
       createdAt: at.toISOString(),
       updatedAt: at.toISOString(),
+      // CONTRACT §17: EUR in a USD workspace without rates: no valuation
+      fxRate: null,
+      fxRateDate: null,
+      amountBaseCents: null,
     });
     expect(Number.isInteger(res.body.id) && res.body.id > 0).toBe(true);
 
@@ -411,6 +415,8 @@ describe('PATCH /entries/{id}', () => {
       const res = await api.patch(`/entries/${s.entry.id}`, body, { token: s.token });
       expect(res.status, res.text).toBe(200);
       expected = { ...expected, ...body, updatedAt: at.toISOString() };
+      // CONTRACT §17: a USD entry in a USD workspace is valued at rate "1" on its own date
+      expected = { ...expected, fxRate: '1', fxRateDate: expected.entryDate, amountBaseCents: expected.amountCents };
       expect(res.body).toEqual(expected);
       clock.reset();
       const evs = await events(s.token, s.entry.id);

@@ -51,6 +51,7 @@ export const EXPRESS_BEARER_ACCESS: Record<string, AccessPolicy> = {
   fulfillEntryDocument: { kind: 'permission', permission: 'entry.create' },
   downloadEntryDocument: { kind: 'authenticated' },
   importBankStatement: { kind: 'permission', permission: 'bank.manage' },
+  importFxRates: { kind: 'permission', permission: 'fx.manage' },
 };
 
 /**

@@ -33,6 +33,7 @@ export type ForeignIds = {
   bankLineId: number;
   bankMatchId: string;
   ruleId: string;
+  fxRateId: number;
 };
 
 export type ProbeRequest = {
@@ -69,6 +70,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'bank-lines': 'bankLineId',
   'reconciliation/matches': 'bankMatchId',
   rules: 'ruleId',
+  'fx-rates': 'fxRateId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -110,6 +112,7 @@ const STRING_BY_FIELD: Record<string, string> = {
   reason: 'security probe',
   notes: 'security probe',
   url: 'http://127.0.0.1:9/probe',
+  rate: '1.1',
 };
 
 function idForPath(path: string, name: string, ids: ForeignIds): string | number {

@@ -163,6 +163,10 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   );
   const delivery = ok(await api.post(`/webhook-endpoints/${endpoint.id}/test`, undefined, t), 'webhook test delivery');
   const bank = await buildBanking(api, t, { workspaceId: ws.id, projectId, partyId: party.id, marker });
+  const fxRate = ok(
+    await api.post('/fx-rates', { workspaceId: ws.id, currency: 'EUR', rateDate: '2026-03-15', rate: '1.0812' }, t),
+    'fx rate',
+  );
 
   const ids: ForeignIds = {
     workspaceId: ws.id,
@@ -187,6 +191,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bankLineId: bank.unmatchedLine.id,
     bankMatchId: bank.match.id,
     ruleId: rule.id,
+    fxRateId: fxRate.id,
   };
 
   const attackerMember = await caller(api);

@@ -32,6 +32,9 @@ export const ENTRY_KEYS = [
   'createdBy',
   'createdAt',
   'updatedAt',
+  'fxRate',
+  'fxRateDate',
+  'amountBaseCents',
 ].sort();
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -29,6 +29,10 @@ export type EntryRow = {
   created_by: string | null;
   created_at: Date;
   updated_at: Date;
+  /** CONTRACT §17 valuation (canonical decimal text, date, base-currency minor units), all null without a rate */
+  fx_rate: string | null;
+  fx_rate_date: string | null;
+  amount_base_cents: number | null;
 };
 
 /** The entry row as the contract shows it (CONTRACT §5). */
@@ -57,6 +61,9 @@ export function presentEntry(r: EntryRow): EntryObject {
     createdBy: r.created_by,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),
+    fxRate: r.fx_rate,
+    fxRateDate: r.fx_rate_date,
+    amountBaseCents: r.amount_base_cents,
   };
 }
 

@@ -4,6 +4,7 @@ import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
+import type { EntryValuation } from './core/reactions.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -23,6 +24,8 @@ export type NewEntry = {
   items?: { description: string; quantity: number; unitAmountCents: number; amountCents: number; categoryId?: string }[];
   transactions?: { transactionDate: string; amountCents: number; method?: string; externalRef?: string }[];
   tagIds?: number[];
+  /** CONTRACT §17: fx_rate, fx_rate_date, amount_base_cents (none: all null) */
+  valuation?: EntryValuation;
 };
 
 /** An id for an entry about to be inserted (its first event is hashed before the insert). */
@@ -42,9 +45,9 @@ const INSERT_ENTRY_SQL = `
 WITH entry AS (
   INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
                        from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, category_id, created_by, created_at,
-                       updated_at)
+                       updated_at, fx_rate, fx_rate_date, amount_base_cents)
   VALUES (:id, :ws, :projectId, :sourceId, :type, 'PENDING', :currency, :amount, :fromParty, :toParty, :date, :description,
-          :reference, :exclude, :categoryId, :createdBy, :now, :now)
+          :reference, :exclude, :categoryId, :createdBy, :now, :now, :fxRate, CAST(:fxRateDate AS date), CAST(:baseCents AS bigint))
   RETURNING *
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
@@ -109,6 +112,9 @@ export async function insertEntry(
       categoryId: e.categoryId ?? null,
       createdBy: e.createdBy,
       now,
+      fxRate: e.valuation?.fxRate ?? null,
+      fxRateDate: e.valuation?.fxRateDate ?? null,
+      baseCents: e.valuation?.amountBaseCents ?? null,
       items: JSON.stringify(
         (e.items ?? []).map((it, position) => ({
           position,

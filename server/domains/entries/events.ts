@@ -38,7 +38,8 @@ export type EventKind =
   | 'SYNC_RESOLVED'
   | 'WEBHOOK_RECEIVED'
   | 'REVIEW_CANCELLED'
-  | 'RULE_APPLIED';
+  | 'RULE_APPLIED'
+  | 'FX_REVALUED';
 
 type EventRow = {
   id: string;

@@ -9,6 +9,7 @@ import { editEntryRow, moveEntryStatus, setEntryTagsRow, setReconciledRow, setRe
 import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
 import { recordEvent, recordEvents } from './events.js';
+import { setValuationRows } from './core/valuations.js';
 
 export const ledger = {
   /** A new entry, optionally derived from an original (refund, reimbursement, correction). */
@@ -23,6 +24,8 @@ export const ledger = {
   /** The reconciled flag of many locked entries (bank matches), set-based. */
   setReconciledMany: setReconciledRows,
   recomputeCompleteness,
+  /** CONTRACT §17: new valuations of locked entries (fx revalue), with FX_REVALUED {from, to} each. */
+  setValuations: setValuationRows,
   /** An audit event of another domain's change on the entry (review, sync, document, webhook, note). */
   recordEvent,
   recordEvents,
@@ -33,7 +36,8 @@ export type { CreateTrigger, NewEntryFields, PreparedNewEntries } from './core/r
 export type { EntryEdit } from './core/change.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';
 export { capTotals } from './core/caps.js';
-export { wireReactions, type DerivedEntry, type EntryReactions } from './core/reactions.js';
+export { wireReactions, type DerivedEntry, type EntryReactions, type EntryValuation, type ValuationRequest } from './core/reactions.js';
+export type { ValuationChange } from './core/valuations.js';
 export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';

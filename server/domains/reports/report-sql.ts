@@ -26,8 +26,16 @@ export function countedEntriesWhere(f: ReportFilters, reach: WorkspaceReach, par
   if (f.currency !== undefined) clauses.push(`e.base_currency = ${params.add(f.currency)}`);
   if (f.from !== undefined) clauses.push(`e.entry_date >= ${params.add(f.from)}::date`);
   if (f.to !== undefined) clauses.push(`e.entry_date <= ${params.add(f.to)}::date`);
+  if (f.normalize) clauses.push('e.amount_base_cents IS NOT NULL');
   return clauses.join(' AND ');
 }
+
+/**
+ * The amount a report sums (alias `e`): the entry's own amount, or with `normalize`
+ * (CONTRACT §17) its amountBaseCents, the entries without one being left out by
+ * countedEntriesWhere. Both are columns of entries_report_idx.
+ */
+export const amountOf = (f: { normalize?: boolean }): string => (f.normalize ? 'e.amount_base_cents' : 'e.amount_cents');
 
 /** Runs a report statement (inside `tx` when given, e.g. the PDF's single snapshot). */
 export function selectRows<T extends object>(sql: string, params: Params, tx?: Transaction): Promise<T[]> {

@@ -81,11 +81,29 @@ export async function editEntryRow(
     projectIds: [edit.projectId],
   });
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
+  if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
   await reactions().entryEdited(tx, row, updated, actor);
   return reloadRow(tx, row.id);
+}
+
+/**
+ * CONTRACT §17: a new amount or date values the entry again (fx_rate, fx_rate_date,
+ * amount_base_cents), in the same UPDATE; ENTRY_UPDATED keeps listing the edited fields only.
+ */
+async function revalueEdit(tx: Transaction, row: EntryRow, columns: Record<string, unknown>): Promise<void> {
+  const [v] = await reactions().valueEntries(tx, row.workspace_id, [
+    {
+      currency: row.base_currency.trim(),
+      entryDate: (columns.entry_date as string | undefined) ?? row.entry_date,
+      amountCents: (columns.amount_cents as number | undefined) ?? row.amount_cents,
+    },
+  ]);
+  columns.fx_rate = v.fxRate;
+  columns.fx_rate_date = v.fxRateDate;
+  columns.amount_base_cents = v.amountBaseCents;
 }
 
 /**

@@ -37,7 +37,7 @@ const LINK_EVENT = {
 /**
  * A new entry (CONTRACT §5 create, and the new entry of a refund, reimbursement or correction):
  * its references must be the workspace's (400), its date in no closed period (409); it is
- * inserted PENDING with items, payments, tags and ENTRY_CREATED, linked to its original (with
+ * inserted PENDING, valued in the base currency (CONTRACT §17), with items, payments, tags and ENTRY_CREATED, linked to its original (with
  * the original's *_CREATED event and the caps checked), and the reactions to new entries run.
  */
 export async function createEntryRow(
@@ -62,7 +62,10 @@ export async function createEntryRow(
   if (ruled) await assertReferences(tx, draft.workspaceId, referencesAdded(given, draft));
   const entrySourceId = draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, draft.workspaceId));
   const link = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData };
-  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id }, actor, link, ruled?.events[0]);
+  const [valuation] = await reactions().valueEntries(tx, draft.workspaceId, [
+    { currency: draft.baseCurrency, entryDate: draft.entryDate, amountCents: draft.amountCents },
+  ]);
+  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id, valuation }, actor, link, ruled?.events[0]);
   if (derivedFrom) {
     const { linkType, original, eventData } = derivedFrom;
     await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);

@@ -34,13 +34,13 @@ const EXTERNAL_ID_KEY = 'entries_integration_external_key';
 const insertSql = (onConflict: string) =>
   `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
                         from_party_id, to_party_id, entry_date, description, reference, category_id, exclude_from_sync, created_by,
-                        created_at, updated_at, integration_id, external_id)
+                        created_at, updated_at, integration_id, external_id, fx_rate, fx_rate_date, amount_base_cents)
    SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
           r.entry_date, r.description, r.reference, r.category_id, COALESCE(r.exclude_from_sync, false), NULL, $3::timestamptz,
-          $3::timestamptz, $4::uuid, r.external_id
+          $3::timestamptz, $4::uuid, r.external_id, r.fx_rate, r.fx_rate_date, r.amount_base_cents
      FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
           amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
-          category_id uuid, exclude_from_sync boolean)
+          category_id uuid, exclude_from_sync boolean, fx_rate text, fx_rate_date date, amount_base_cents bigint)
     ORDER BY r.external_id COLLATE "C"
    ${onConflict}
    RETURNING *`;
@@ -126,7 +126,13 @@ async function reloadRows(tx: Transaction, rows: IngestedRow[]): Promise<Ingeste
 }
 
 async function insertRows(tx: Transaction, source: IngestSource, drafts: IngestedDraft[]): Promise<IngestedRow[]> {
-  const rows = drafts.map((d) => ({
+  // CONTRACT §17: the whole batch valued in one statement
+  const valuations = await reactions().valueEntries(
+    tx,
+    source.workspaceId,
+    drafts.map((d) => ({ currency: d.baseCurrency, entryDate: d.entryDate, amountCents: d.amountCents })),
+  );
+  const rows = drafts.map((d, i) => ({
     external_id: d.externalId,
     project_id: d.projectId,
     entry_type: d.entryType,
@@ -139,6 +145,9 @@ async function insertRows(tx: Transaction, source: IngestSource, drafts: Ingeste
     reference: d.reference,
     category_id: d.categoryId ?? null,
     exclude_from_sync: d.excludeFromSync ?? false,
+    fx_rate: valuations[i].fxRate,
+    fx_rate_date: valuations[i].fxRateDate,
+    amount_base_cents: valuations[i].amountBaseCents,
   }));
   const bind = [source.workspaceId, source.entrySourceId, clock.now(), source.integrationId, JSON.stringify(rows)];
   try {

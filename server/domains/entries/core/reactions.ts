@@ -42,6 +42,10 @@ export type DerivedEntry = { linkType: LinkType; originalEntryId: number };
  * The core calls these members at the point of the change (see ledger.ts); ONE file,
  * server/domains/reactions.ts, says which domain function answers each of them.
  */
+/** CONTRACT §17: an entry's valuation in its workspace's base currency; all three null without a rate. */
+export type EntryValuation = { fxRate: string | null; fxRateDate: string | null; amountBaseCents: number | null };
+export type ValuationRequest = { currency: string; entryDate: string; amountCents: number };
+
 export type EntryReactions = {
   /**
    * Before new entries of one workspace are inserted (CREATE, INGEST, BANK): the rules of §16 change the
@@ -60,6 +64,8 @@ export type EntryReactions = {
    * events, then the reviews their connections require. True when a reaction changed their rows.
    */
   entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor, derived?: DerivedEntry): Promise<boolean>;
+  /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
+  valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
   /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
   entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The status moved (void, cancel, review decision, webhook, full refund, correction). */

@@ -54,17 +54,27 @@ function title(doc: PDFKit.PDFDocument, d: PdfReportData): void {
     );
 }
 
+/** What a normalised report leaves out: "3 entries without a rate (JPY -1,000; USD 25.00)". */
+function unconvertedText(d: PdfReportData): string {
+  const u = d.summary.unconverted;
+  if (!u || u.entryCount === 0) return 'Every entry has a rate.';
+  const nets = Object.entries(u.amountCentsByCurrency).map(([currency, net]) => `${currency} ${money(net, currency)}`);
+  return `${count(u.entryCount)} entries without a rate are left out (net ${nets.join('; ')}).`;
+}
+
 function summaryCards(doc: PDFKit.PDFDocument, d: PdfReportData): void {
   const s = d.summary;
   const unit = s.isCurrencyMixed ? null : s.currency;
   heading(
     doc,
-    'Summary',
-    s.isCurrencyMixed
-      ? `Totals span ${s.currencies.join(', ')}: shown in minor units, not FX-normalised. The currency breakdown below is the figure to rely on.`
-      : s.currency
-        ? `Amounts in ${s.currency}.`
-        : 'No entries in this period.',
+    d.normalized ? `Summary in ${s.currency}` : 'Summary',
+    d.normalized
+      ? `Amounts converted to ${s.currency} at each entry's rate. ${unconvertedText(d)}`
+      : s.isCurrencyMixed
+        ? `Totals span ${s.currencies.join(', ')}: shown in minor units, not FX-normalised. The currency breakdown below is the figure to rely on.`
+        : s.currency
+          ? `Amounts in ${s.currency}.`
+          : 'No entries in this period.',
     50,
   );
   const cards: [string, string, string?][] = [
@@ -131,7 +141,8 @@ function currencyTable(doc: PDFKit.PDFDocument, d: PdfReportData): void {
     ],
     'currencies',
   );
-  heading(doc, 'Currency breakdown', undefined, tableHeight(t.rows.length));
+  const note = d.normalized ? 'Every counted entry in its own currency, converted or not.' : undefined;
+  heading(doc, 'Currency breakdown', note, tableHeight(t.rows.length));
   drawTable(doc, columns, t.rows, 'No entries in this period');
   moreNote(doc, t.note);
 }

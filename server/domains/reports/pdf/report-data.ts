@@ -20,6 +20,8 @@ export type PdfReportData = {
   months: TimelineRow[];
   /** the chart leaves out earlier months of a longer period */
   chartClipped: boolean;
+  /** amounts are the entries' base-currency values (CONTRACT §17); summary.unconverted lists what lacks a rate */
+  normalized: boolean;
 };
 
 const monthStart = (date: string) => `${date.slice(0, 7)}-01`;
@@ -47,6 +49,16 @@ async function chartRange(s: ReportScope, q: ReportQuery): Promise<{ from: strin
   return from < earliest ? { from: earliest, to, clipped: true } : { from, to, clipped: false };
 }
 
+/**
+ * "When rates exist" (CONTRACT §17): some counted entry in a currency other than the base one
+ * was converted. Base-currency entries always are (rate "1"), so a report without any usable
+ * rate keeps today's layout instead of leading with a partial total.
+ */
+function convertsOtherCurrencies(n: SummaryReport): boolean {
+  const foreign = n.currencyBreakdown.filter((r) => r.currency !== n.currency).reduce((sum, r) => sum + r.entryCount, 0);
+  return foreign > (n.unconverted?.entryCount ?? 0);
+}
+
 /** Everything the PDF shows, read in one read-only snapshot so its sections agree with each other. */
 export async function loadPdfReportData(actor: Actor, q: ReportQuery): Promise<PdfReportData> {
   const reach = scope.workspaceReach(actor, q.workspaceId);
@@ -61,16 +73,21 @@ export async function loadPdfReportData(actor: Actor, q: ReportQuery): Promise<P
       names,
       tx,
     );
-    const range = await chartRange(s, q);
+    // CONTRACT §17: the PDF leads with normalised totals when rates exist (normalize=false keeps the plain report)
+    const normalizedSummary = q.normalize === false ? undefined : await summaryReport(s, { ...q, normalize: true });
+    const normalized = normalizedSummary !== undefined && convertsOtherCurrencies(normalizedSummary);
+    const f: ReportQuery = { ...q, normalize: normalized };
+    const range = await chartRange(s, f);
     return {
       workspaceName: header.workspace_name,
       projectName: header.project_name,
       query: q,
-      summary: await summaryReport(s, q),
-      projects: await byProjectReport(s, q),
-      topParties: await byPartyReport(s, q, TOP_PARTIES),
-      months: range ? await timelineReport(s, { ...q, from: range.from, to: range.to }, 'month') : [],
+      summary: normalized ? normalizedSummary : await summaryReport(s, f),
+      projects: await byProjectReport(s, f),
+      topParties: await byPartyReport(s, f, TOP_PARTIES),
+      months: range ? await timelineReport(s, { ...f, from: range.from, to: range.to }, 'month') : [],
       chartClipped: range?.clipped ?? false,
+      normalized,
     };
   });
 }

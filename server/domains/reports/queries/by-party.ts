@@ -1,5 +1,5 @@
 import type { PartyRow, ReportFilters } from '../../../../shared/contracts/reports.js';
-import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { amountOf, countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
 
 export const UNASSIGNED = 'Unassigned';
 
@@ -20,13 +20,14 @@ type Row = {
  */
 export async function byPartyReport(s: ReportScope, f: ReportFilters, limit?: number): Promise<PartyRow[]> {
   const params = new Params();
+  const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
   const rows = await selectRows<Row>(
     `SELECT a.party_id, p.name AS party_name, p.party_type, p.country::text AS country,
             a.income_cents, a.expense_cents, a.entry_count
        FROM (SELECT CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END AS party_id,
-                    COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
-                    COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
+                    COALESCE(sum(${amount}) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
+                    COALESCE(sum(${amount}) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
                     count(*) AS entry_count
                FROM entries e
               WHERE ${where}

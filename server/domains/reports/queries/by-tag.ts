@@ -1,10 +1,10 @@
 import type { ReportFilters, TagRow } from '../../../../shared/contracts/reports.js';
-import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { amountOf, countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
 
 type Row = { tag_id: number; tag_name: string; income_cents: number; expense_cents: number; entry_count: number };
 
-/** An entry's share for one of its tags: floor(amount / n), plus a remainder cent for the lowest ranks. */
-const SHARE = 'e.amount_cents / et.tag_count + CASE WHEN et.tag_rank <= e.amount_cents % et.tag_count THEN 1 ELSE 0 END';
+/** An entry's share of `amount` for one of its tags: floor(amount / n), plus a remainder cent for the lowest ranks. */
+const shareOf = (amount: string) => `${amount} / et.tag_count + CASE WHEN et.tag_rank <= ${amount} % et.tag_count THEN 1 ELSE 0 END`;
 
 /**
  * Spec §4.5 rule 2 / CONTRACT §11: an entry with n tags gives floor(amount / n) to each tag
@@ -18,6 +18,7 @@ const SHARE = 'e.amount_cents / et.tag_count + CASE WHEN et.tag_rank <= e.amount
 export async function byTagReport(s: ReportScope, f: ReportFilters): Promise<TagRow[]> {
   const params = new Params();
   const where = countedEntriesWhere(f, s.reach, params);
+  const SHARE = shareOf(amountOf(f));
   const rows = await selectRows<Row>(
     `SELECT a.tag_id, t.name AS tag_name, a.income_cents, a.expense_cents, a.entry_count
        FROM (SELECT et.tag_id,

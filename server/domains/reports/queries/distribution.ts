@@ -1,5 +1,6 @@
 import { DISTRIBUTION_VALUES_LIMIT, type DistributionReport, type ReportFilters } from '../../../../shared/contracts/reports.js';
-import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { amountOf, countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { unconvertedEntries } from './unconverted.js';
 
 type TypeStats = {
   count: number;
@@ -19,18 +20,18 @@ const TYPES = { INCOME: 'income', EXPENSE: 'expense' } as const;
  * positions fall on quarters, so the value is exact there, and floor(x + 0.5) rounds it half
  * away from zero (amounts are positive) without the 15-digit float → numeric cast.
  */
-const quartile = (p: number, type: string) =>
-  `floor(percentile_cont(${p}) WITHIN GROUP (ORDER BY e.amount_cents) FILTER (WHERE e.entry_type = '${type}') + 0.5)::bigint`;
+const quartile = (p: number, type: string, amount: string) =>
+  `floor(percentile_cont(${p}) WITHIN GROUP (ORDER BY ${amount}) FILTER (WHERE e.entry_type = '${type}') + 0.5)::bigint`;
 
 /** One scan for both types: aggregates with FILTER, the three quartiles of a type sharing one sort. */
-const statsOf = (type: string) => `json_build_object(
+const statsOf = (type: string, amount: string) => `json_build_object(
     'count', count(*) FILTER (WHERE e.entry_type = '${type}'),
-    'min', min(e.amount_cents) FILTER (WHERE e.entry_type = '${type}'),
-    'max', max(e.amount_cents) FILTER (WHERE e.entry_type = '${type}'),
-    'mean', round(avg(e.amount_cents) FILTER (WHERE e.entry_type = '${type}')),
-    'median', ${quartile(0.5, type)},
-    'q1', ${quartile(0.25, type)},
-    'q3', ${quartile(0.75, type)})`;
+    'min', min(${amount}) FILTER (WHERE e.entry_type = '${type}'),
+    'max', max(${amount}) FILTER (WHERE e.entry_type = '${type}'),
+    'mean', round(avg(${amount}) FILTER (WHERE e.entry_type = '${type}')),
+    'median', ${quartile(0.5, type, amount)},
+    'q1', ${quartile(0.25, type, amount)},
+    'q3', ${quartile(0.75, type, amount)})`;
 
 /**
  * Per entry type: count, min, max, mean (round half away from zero), quartiles as
@@ -41,12 +42,13 @@ const statsOf = (type: string) => `json_build_object(
 export async function distributionReport(s: ReportScope, f: ReportFilters): Promise<DistributionReport> {
   const params = new Params();
   const where = countedEntriesWhere(f, s.reach, params);
+  const amount = amountOf(f);
   const limit = params.add(DISTRIBUTION_VALUES_LIMIT);
-  const valuesOf = (type: string) => `(SELECT json_agg(v.amount_cents ORDER BY v.amount_cents)
-       FROM (SELECT e.amount_cents FROM entries e WHERE ${where} AND e.entry_type = '${type}' ORDER BY e.amount_cents LIMIT ${limit}) v)`;
+  const valuesOf = (type: string) => `(SELECT json_agg(v.amount ORDER BY v.amount)
+       FROM (SELECT ${amount} AS amount FROM entries e WHERE ${where} AND e.entry_type = '${type}' ORDER BY ${amount} LIMIT ${limit}) v)`;
   const [row] = await selectRows<Row>(
     `SELECT st.income, st.expense, ${valuesOf('INCOME')} AS income_values, ${valuesOf('EXPENSE')} AS expense_values
-       FROM (SELECT ${statsOf('INCOME')} AS income, ${statsOf('EXPENSE')} AS expense FROM entries e WHERE ${where}) st`,
+       FROM (SELECT ${statsOf('INCOME', amount)} AS income, ${statsOf('EXPENSE', amount)} AS expense FROM entries e WHERE ${where}) st`,
     params,
     s.tx,
   );
@@ -59,5 +61,6 @@ export async function distributionReport(s: ReportScope, f: ReportFilters): Prom
       ...(stats.count > DISTRIBUTION_VALUES_LIMIT ? { valuesTruncated: true as const } : {}),
     };
   }
+  if (f.normalize) report.unconverted = await unconvertedEntries(s, f);
   return report;
 }

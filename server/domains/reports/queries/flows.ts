@@ -1,5 +1,5 @@
 import type { FlowRow, ReportFilters } from '../../../../shared/contracts/reports.js';
-import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { amountOf, countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
 import { UNASSIGNED } from './by-party.js';
 
 type Row = {
@@ -18,11 +18,12 @@ type Row = {
  */
 export async function flowsReport(s: ReportScope, f: ReportFilters, limit: number): Promise<{ rows: FlowRow[]; truncated: boolean }> {
   const params = new Params();
+  const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
   const oneMore = params.add(limit + 1);
   const rows = await selectRows<Row>(
     `SELECT a.from_party_id, fp.name AS from_party_name, a.to_party_id, tp.name AS to_party_name, a.total_cents, a.entry_count
-       FROM (SELECT e.from_party_id, e.to_party_id, sum(e.amount_cents) AS total_cents, count(*) AS entry_count
+       FROM (SELECT e.from_party_id, e.to_party_id, sum(${amount}) AS total_cents, count(*) AS entry_count
                FROM entries e
               WHERE ${where}
               GROUP BY e.from_party_id, e.to_party_id) a

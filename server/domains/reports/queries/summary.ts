@@ -1,5 +1,6 @@
 import type { ReportFilters, SummaryReport } from '../../../../shared/contracts/reports.js';
 import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { unconvertedOf } from './unconverted.js';
 
 type Row = {
   currency: string;
@@ -18,6 +19,7 @@ type Row = {
  * FX-normalised. No rows means no entries: zeros and currency null.
  */
 export async function summaryReport(s: ReportScope, f: ReportFilters): Promise<SummaryReport> {
+  if (f.normalize) return normalizedSummaryReport(s, f);
   const params = new Params();
   const rows = await selectRows<Row>(
     `SELECT c.currency, c.income_cents, c.expense_cents, c.entry_count,
@@ -56,5 +58,89 @@ export async function summaryReport(s: ReportScope, f: ReportFilters): Promise<S
     currencies,
     isCurrencyMixed: currencies.length > 1,
     currencyBreakdown: breakdown,
+  };
+}
+
+type NormalizedRow = {
+  base: string;
+  currency: string | null;
+  converted: boolean | null;
+  income_cents: number;
+  expense_cents: number;
+  entry_count: number;
+  currency_income_cents: number;
+  currency_expense_cents: number;
+  currency_count: number;
+  total_income_cents: number | null;
+  total_expense_cents: number | null;
+  total_count: number | null;
+  avg_cents: number | null;
+};
+
+/**
+ * CONTRACT §17, normalize=true: totals, count and average over the entries that have an
+ * amountBaseCents, in the workspace base currency (currency = base, never MIXED); the entries
+ * without one reported as `unconverted` (signed net per currency). One pass grouping by
+ * (currency, converted); the breakdown keeps every counted entry in its own currency.
+ */
+async function normalizedSummaryReport(s: ReportScope, f: ReportFilters): Promise<SummaryReport> {
+  const params = new Params();
+  const where = countedEntriesWhere({ ...f, normalize: false }, s.reach, params);
+  const rows = await selectRows<NormalizedRow>(
+    `SELECT w.base_currency::text AS base, c.currency, c.converted, c.income_cents, c.expense_cents, c.entry_count,
+            sum(c.income_cents) OVER per_currency AS currency_income_cents,
+            sum(c.expense_cents) OVER per_currency AS currency_expense_cents,
+            sum(c.entry_count) OVER per_currency AS currency_count,
+            sum(c.base_income_cents) FILTER (WHERE c.converted) OVER () AS total_income_cents,
+            sum(c.base_expense_cents) FILTER (WHERE c.converted) OVER () AS total_expense_cents,
+            sum(c.entry_count) FILTER (WHERE c.converted) OVER () AS total_count,
+            round(sum(c.base_cents) FILTER (WHERE c.converted) OVER () / sum(c.entry_count) FILTER (WHERE c.converted) OVER ()) AS avg_cents
+       FROM workspaces w
+       LEFT JOIN (SELECT e.base_currency::text AS currency, e.amount_base_cents IS NOT NULL AS converted,
+                         COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
+                         COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
+                         COALESCE(sum(e.amount_base_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS base_income_cents,
+                         COALESCE(sum(e.amount_base_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS base_expense_cents,
+                         sum(e.amount_base_cents) AS base_cents,
+                         count(*) AS entry_count
+                    FROM entries e
+                   WHERE ${where}
+                   GROUP BY 1, 2) c ON true
+      WHERE w.id = ${params.add(f.workspaceId)}
+     WINDOW per_currency AS (PARTITION BY c.currency)
+      ORDER BY c.currency, c.converted`,
+    params,
+    s.tx,
+  );
+  const groups = rows.filter((r): r is NormalizedRow & { currency: string } => r.currency !== null);
+  const breakdown = new Map<string, SummaryReport['currencyBreakdown'][number]>();
+  for (const r of groups) {
+    breakdown.set(r.currency, {
+      currency: r.currency,
+      incomeCents: r.currency_income_cents,
+      expenseCents: r.currency_expense_cents,
+      netCents: r.currency_income_cents - r.currency_expense_cents,
+      entryCount: r.currency_count,
+    });
+  }
+  const unconverted = unconvertedOf(
+    groups
+      .filter((r) => !r.converted)
+      .map((r) => ({ currency: r.currency, entry_count: r.entry_count, net_cents: r.income_cents - r.expense_cents })),
+  );
+  const totals = rows[0];
+  const income = totals.total_income_cents ?? 0;
+  const expense = totals.total_expense_cents ?? 0;
+  return {
+    totalIncomeCents: income,
+    totalExpenseCents: expense,
+    netCents: income - expense,
+    entryCount: totals.total_count ?? 0,
+    avgTransactionCents: totals.avg_cents ?? 0,
+    currency: totals.base,
+    currencies: [...breakdown.keys()],
+    isCurrencyMixed: false,
+    currencyBreakdown: [...breakdown.values()],
+    unconverted,
   };
 }

@@ -1,6 +1,6 @@
 import { badRequest } from '../../../lib/errors.js';
 import { TIMELINE_MAX_PERIODS, type ReportFilters, type TimelineGroupBy, type TimelineRow } from '../../../../shared/contracts/reports.js';
-import { countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
+import { amountOf, countedEntriesWhere, Params, selectRows, type ReportScope } from '../report-sql.js';
 
 /** How each grouping truncates a date, steps through periods and labels a period. */
 const GROUPINGS: Record<TimelineGroupBy, { unit: string; label: string }> = {
@@ -27,6 +27,7 @@ function periodCount(from: string, to: string, groupBy: TimelineGroupBy): number
 export async function timelineReport(s: ReportScope, f: ReportFilters, groupBy: TimelineGroupBy): Promise<TimelineRow[]> {
   const g = GROUPINGS[groupBy];
   const params = new Params();
+  const amount = amountOf(f);
   const unit = `'${g.unit}'`;
   const label = `'${g.label}'`;
   const where = countedEntriesWhere(f, s.reach, params);
@@ -34,8 +35,8 @@ export async function timelineReport(s: ReportScope, f: ReportFilters, groupBy: 
   const sums = `SELECT date_trunc(${unit}, d.entry_date::timestamp) AS period_start,
                        sum(d.income_cents) AS income_cents, sum(d.expense_cents) AS expense_cents, sum(d.entry_count) AS entry_count
                   FROM (SELECT e.entry_date,
-                               COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
-                               COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
+                               COALESCE(sum(${amount}) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
+                               COALESCE(sum(${amount}) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
                                count(*) AS entry_count
                           FROM entries e
                          WHERE ${where}

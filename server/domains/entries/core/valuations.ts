@@ -1,0 +1,35 @@
+import { db, type Transaction } from '../../../db/database.js';
+import { recordEvents, type EventActor } from '../events.js';
+import type { EntryValuation } from './reactions.js';
+
+export type ValuationChange = { id: number; workspaceId: number; from: EntryValuation; to: EntryValuation };
+
+/**
+ * CONTRACT §17 revaluation: new valuations of entries the caller has locked and checked (fx's
+ * revalue: not frozen, no closed period), set-based — one UPDATE of the three columns, one
+ * FX_REVALUED {from, to} event per entry in its chain.
+ */
+export async function setValuationRows(tx: Transaction, changes: readonly ValuationChange[], actor: EventActor): Promise<void> {
+  if (changes.length === 0) return;
+  await db().query(
+    `UPDATE entries e
+        SET fx_rate = c.fx_rate, fx_rate_date = c.fx_rate_date, amount_base_cents = c.amount_base_cents, updated_at = now()
+       FROM unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[]) AS c(id, fx_rate, fx_rate_date, amount_base_cents)
+      WHERE e.id = c.id`,
+    {
+      bind: [
+        changes.map((c) => c.id),
+        changes.map((c) => c.to.fxRate),
+        changes.map((c) => c.to.fxRateDate),
+        changes.map((c) => c.to.amountBaseCents),
+      ],
+      transaction: tx,
+    },
+  );
+  const events = changes.map((c) => ({
+    entry: { id: c.id, workspace_id: c.workspaceId },
+    kind: 'FX_REVALUED' as const,
+    data: { from: c.from, to: c.to },
+  }));
+  await recordEvents(tx, events, actor);
+}
