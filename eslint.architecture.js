@@ -2,7 +2,7 @@
 //   - a domain imports another domain only through that domain's index.ts;
 //   - server/lib, server/db and shared/ import no domain (process → trpc/http → domains → db/lib → shared);
 //   - no import cycle under server/.
-// tests/architecture/boundaries.test.ts proves each rule fails on a violation.
+// tests/cross-cutting/architecture/boundaries.test.ts proves each rule fails on a violation.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -4,7 +4,7 @@ export default defineConfig({
   test: {
     include: ['tests/**/*.test.ts'],
     // slow suites (crash tests, long fuzz and race runs) run with `npm run test:hard`
-    exclude: ['tests/hard/**', '**/node_modules/**'],
+    exclude: ['tests/cross-cutting/hard/**', '**/node_modules/**'],
     globalSetup: ['tests/setup/global-setup.ts'],
     setupFiles: ['tests/setup/per-file.ts'],
     pool: 'forks',

@@ -3,7 +3,7 @@ import { defineConfig } from 'vitest/config';
 /** The slow suites: crash tests, long fuzz runs, many randomized race trials. */
 export default defineConfig({
   test: {
-    include: ['tests/hard/**/*.test.ts'],
+    include: ['tests/cross-cutting/hard/**/*.test.ts'],
     globalSetup: ['tests/setup/global-setup.ts'],
     setupFiles: ['tests/setup/per-file.ts'],
     pool: 'forks',

@@ -27,7 +27,7 @@ const normalizeErrors = t.middleware(async ({ ctx, next, path }) => {
   return { ...result, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }) };
 });
 
-/** Who may call a procedure, as its builder declared it (read by the security suite, tests/security). */
+/** Who may call a procedure, as its builder declared it (read by the security suite, tests/cross-cutting/security). */
 export type AccessPolicy = { kind: 'public' } | { kind: 'authenticated' } | { kind: 'permission'; permission: Permission };
 
 const accessPolicies = new WeakMap<object, AccessPolicy>();

@@ -3,7 +3,7 @@ import { createEntry, entryWorld } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /**
- * Regression (found by the OpenAPI fuzzer, tests/security/fuzz.test.ts): ten valid entries near the
+ * Regression (found by the OpenAPI fuzzer, tests/cross-cutting/security/fuzz.test.ts): ten valid entries near the
  * 10^15-cent limit sum past 2^53 - 1; the reports answered 500. They now refuse with a 409.
  */
 let api: Api;

@@ -2,9 +2,9 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import { afterAll } from 'vitest';
 import { createApp } from '../../server/app.js';
-import { scanResponse } from '../security/secret-scan.js';
+import { scanResponse } from '../cross-cutting/security/secret-scan.js';
 
-export { registerSecret, scannedResponses } from '../security/secret-scan.js';
+export { registerSecret, scannedResponses } from '../cross-cutting/security/secret-scan.js';
 
 export type ApiResponse<T = any> = { status: number; body: T; headers: Headers; text: string };
 

@@ -11,7 +11,7 @@ type Cached<T> = { value: T; userId: string; loadedAt: number };
  * forget-on-write.ts). A notification reaches the other instances a little after the commit,
  * so before a kept session is served `changeListener.settled()` waits until every change
  * committed before the request has been applied: a logout or a removed permission on one
- * instance is refused by all of them from the next request on (tests/hard/multi-instance.test.ts).
+ * instance is refused by all of them from the next request on (tests/cross-cutting/hard/multi-instance.test.ts).
  * While the LISTEN connection is down, nothing is served from memory.
  */
 export class SessionCache<T> {

@@ -1,0 +1,223 @@
+import { readFileSync } from 'node:fs';
+import SwaggerParser from '@apidevtools/swagger-parser';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { OPENAPI_FILE, renderOpenApi } from '../../../scripts/generate-openapi.js';
+import { buildOpenApiDocument } from '../../../server/trpc/openapi.js';
+import { appRouter } from '../../../server/trpc/router.js';
+import { expressPaths } from '../../../server/http/express-paths.js';
+import { startServer } from '../../support/http.js';
+
+/**
+ * The committed openapi.json is current, valid, complete and served as-is. Every check walks
+ * all operations, so routes added by new domains are covered without touching this file.
+ */
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const BODY_METHODS = new Set(['post', 'put', 'patch']);
+const ERROR_REF = '#/components/schemas/Error';
+const DRIFT = 'openapi.json is out of date: run npm run openapi';
+
+type Schema = Record<string, any>;
+type MediaTypes = Record<string, { schema?: Schema }>;
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  parameters?: { in: string; name: string }[];
+  requestBody?: { content?: MediaTypes };
+  responses?: Record<string, { description?: string; content?: MediaTypes }>;
+};
+type Doc = {
+  openapi: string;
+  paths: Record<string, Record<string, unknown>>;
+  components?: { schemas?: Record<string, Schema>; securitySchemes?: Record<string, unknown> };
+};
+type Op = { key: string; path: string; method: string; operation: Operation; express: boolean };
+
+const committedText = readFileSync(OPENAPI_FILE, 'utf8');
+const committed = JSON.parse(committedText) as Doc;
+
+/** Operations that plain express routes document themselves (uploads, downloads, CSV/PDF, webhooks, ingest). */
+const expressOperations = new Set<string>();
+for (const [path, item] of Object.entries(expressPaths())) {
+  for (const method of METHODS) if (item && method in item) expressOperations.add(`${method.toUpperCase()} ${path}`);
+}
+
+function operationsOf(doc: Doc): Op[] {
+  return Object.entries(doc.paths ?? {}).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m] !== undefined).map((method) => {
+      const key = `${method.toUpperCase()} ${path}`;
+      return { key, path, method, operation: item[method] as Operation, express: expressOperations.has(key) };
+    }),
+  );
+}
+
+const operations = operationsOf(committed);
+
+/** tRPC procedures exposed as REST, with the access rule they declare. */
+const restProcedures = Object.entries(appRouter._def.procedures as unknown as Record<string, { _def: { meta?: any } }>)
+  .map(([name, procedure]) => ({ name, openapi: procedure._def.meta?.openapi }))
+  .filter((p): p is { name: string; openapi: { method: string; path: string; protect?: boolean; errorResponses?: number[] } } =>
+    Boolean(p.openapi),
+  )
+  .map((p) => ({ ...p, key: `${p.openapi.method.toUpperCase()} ${p.openapi.path}` }));
+
+const isSchema = (schema: unknown): boolean =>
+  typeof schema === 'object' &&
+  schema !== null &&
+  ['type', '$ref', 'oneOf', 'anyOf', 'allOf', 'const', 'enum'].some((k) => k in (schema as object));
+
+describe('openapi.json', () => {
+  it('is current: the regenerated document equals the committed file (drift)', () => {
+    const generated = JSON.parse(JSON.stringify(buildOpenApiDocument())) as Doc;
+    expect(committed, DRIFT).toEqual(generated);
+    expect(committedText === renderOpenApi(), `${DRIFT} (formatting differs)`).toBe(true);
+  });
+
+  it('is a valid OpenAPI 3.1 document (swagger-parser)', async () => {
+    expect(committed.openapi).toMatch(/^3\.1\./);
+    // validate() dereferences in place, so give it a copy
+    await expect(SwaggerParser.validate(structuredClone(committed) as never)).resolves.toBeTruthy();
+  });
+
+  it('documents operations, and every REST procedure and express route is among them', () => {
+    expect(operations.length).toBeGreaterThan(0);
+    const documented = new Set(operations.map((o) => o.key));
+    for (const p of restProcedures) expect(documented.has(p.key), `${p.name} (${p.key}) missing from openapi.json`).toBe(true);
+    for (const key of expressOperations) expect(documented.has(key), `express route ${key} missing from openapi.json`).toBe(true);
+    const known = new Set([...restProcedures.map((p) => p.key), ...expressOperations]);
+    for (const o of operations) expect(known.has(o.key), `${o.key} is neither a procedure nor a documented express route`).toBe(true);
+  });
+
+  it('gives every operation a unique operationId, tags and a summary', () => {
+    const seen = new Map<string, string>();
+    for (const { key, operation } of operations) {
+      expect(operation.operationId, `${key}: operationId`).toMatch(/^[A-Za-z][A-Za-z0-9_]*$/);
+      const id = operation.operationId!;
+      expect(seen.get(id), `${key}: operationId ${id} already used by ${seen.get(id)}`).toBeUndefined();
+      seen.set(id, key);
+      expect(operation.tags?.length, `${key}: tags`).toBeGreaterThan(0);
+      for (const tag of operation.tags ?? []) expect(tag.trim(), `${key}: empty tag`).not.toBe('');
+      expect(operation.summary?.trim(), `${key}: summary`).toBeTruthy();
+    }
+  });
+
+  it('documents a 200 response with a schema (JSON unless the route is an express one)', () => {
+    for (const { key, operation, express } of operations) {
+      const responses = operation.responses ?? {};
+      if (!express) {
+        const schema = responses['200']?.content?.['application/json']?.schema;
+        expect(isSchema(schema), `${key}: 200 response needs an application/json schema`).toBe(true);
+        continue;
+      }
+      // express routes (downloads, CSV, PDF, redirects …) may answer another 2xx/3xx with another media type
+      const success = Object.entries(responses).filter(([status]) => /^[23]\d\d$/.test(status));
+      expect(success.length, `${key}: no success response`).toBeGreaterThan(0);
+      for (const [status, response] of success) {
+        for (const [mediaType, media] of Object.entries(response.content ?? {})) {
+          expect(isSchema(media.schema), `${key}: ${status} ${mediaType} needs a schema`).toBe(true);
+        }
+      }
+    }
+  });
+
+  it('documents request bodies of POST/PUT/PATCH with schemas', () => {
+    for (const { key, method, operation } of operations) {
+      if (!BODY_METHODS.has(method)) {
+        expect(operation.requestBody, `${key}: ${method.toUpperCase()} must not take a body`).toBeUndefined();
+        continue;
+      }
+      const content = operation.requestBody?.content;
+      if (!content) {
+        // no body is fine only when the path alone names the action (POST /entries/{id}/void);
+        // otherwise give the procedure `.input(z.object({...}).strict())`
+        const pathParams = (operation.parameters ?? []).filter((p) => p.in === 'path');
+        expect(pathParams.length, `${key}: has neither a request body nor path parameters`).toBeGreaterThan(0);
+        continue;
+      }
+      expect(Object.keys(content).length, `${key}: request body without media types`).toBeGreaterThan(0);
+      for (const [mediaType, media] of Object.entries(content)) {
+        expect(isSchema(media.schema), `${key}: request ${mediaType} needs a schema`).toBe(true);
+      }
+    }
+  });
+
+  it('uses the shared Error schema for every error response, including the statuses each procedure declares', () => {
+    expect(committed.components?.schemas?.Error).toMatchObject({ type: 'object', required: ['message', 'code'] });
+    for (const { key, operation } of operations) {
+      const responses = operation.responses ?? {};
+      const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
+      expect(
+        errors.some((s) => s.startsWith('4')),
+        `${key}: no 4xx response`,
+      ).toBe(true);
+      expect(errors, `${key}: 500`).toContain('500');
+      for (const status of errors) {
+        expect(responses[status]?.description?.trim(), `${key}: ${status} description`).toBeTruthy();
+        expect(responses[status]?.content, `${key}: ${status} must be exactly the Error body`).toEqual({
+          'application/json': { schema: { $ref: ERROR_REF } },
+        });
+      }
+    }
+    for (const p of restProcedures) {
+      const operation = committed.paths[p.openapi.path]?.[p.openapi.method.toLowerCase()] as Operation | undefined;
+      for (const status of p.openapi.errorResponses ?? []) {
+        expect(operation?.responses?.[String(status)], `${p.key}: declared ${status} not documented`).toBeDefined();
+      }
+    }
+  });
+
+  it('lists security on protected operations, and only defined schemes', () => {
+    const schemes = new Set(Object.keys(committed.components?.securitySchemes ?? {}));
+    for (const { key, operation } of operations) {
+      expect(Array.isArray(operation.security), `${key}: security must be explicit ([] when public)`).toBe(true);
+      for (const requirement of operation.security ?? []) {
+        for (const name of Object.keys(requirement)) expect(schemes.has(name), `${key}: undefined security scheme ${name}`).toBe(true);
+      }
+    }
+    for (const p of restProcedures) {
+      const operation = committed.paths[p.openapi.path]?.[p.openapi.method.toLowerCase()] as Operation | undefined;
+      const expected = p.openapi.protect === false ? [] : [{ Authorization: [] }];
+      expect(operation?.security, `${p.key}: security (protect: ${p.openapi.protect ?? true})`).toEqual(expected);
+      if (p.openapi.protect !== false) {
+        expect(operation?.responses?.['401'], `${p.key}: protected, so 401 must be documented`).toBeDefined();
+      }
+    }
+    // express routes declare their own security (the generator would otherwise mark them public)
+    for (const [path, item] of Object.entries(expressPaths())) {
+      for (const method of METHODS) {
+        const operation = (item as Record<string, unknown>)?.[method];
+        if (operation) expect(operation, `${method.toUpperCase()} ${path}: declare security ([] if public)`).toHaveProperty('security');
+      }
+    }
+  });
+
+  it('never leaves unused trpc-to-openapi error schemas behind', () => {
+    const text = JSON.stringify(committed);
+    for (const name of Object.keys(committed.components?.schemas ?? {})) {
+      expect(text.includes(`"#/components/schemas/${name}"`), `component schema ${name} is unused`).toBe(true);
+    }
+  });
+});
+
+describe('GET /openapi.json', () => {
+  let body: unknown;
+  let text: string;
+  let contentType: string | null;
+  let status: number;
+
+  beforeAll(async () => {
+    const api = await startServer();
+    const res = await api.get('/openapi.json');
+    ({ body, status, text } = res);
+    contentType = res.headers.get('content-type');
+  });
+
+  it('serves the committed document', () => {
+    expect(status).toBe(200);
+    expect(contentType).toMatch(/^application\/json/);
+    expect(body, DRIFT).toEqual(committed);
+    expect(text === committedText, 'served text differs from openapi.json').toBe(true);
+  });
+});

@@ -1,0 +1,153 @@
+import { readFileSync } from 'node:fs';
+import type { Permission } from '../../../shared/permissions.js';
+import { appRouter } from '../../../server/trpc/router.js';
+import { accessPolicyOf, type AccessPolicy } from '../../../server/trpc/procedures.js';
+import { expressPaths } from '../../../server/http/express-paths.js';
+
+/**
+ * Every operation of the service, derived from the code (the tRPC router and the documented
+ * express routes), each with the access policy it enforces. Nothing here is a hand-kept list of
+ * routes: only the policies the code cannot tell (express routes, public operations) are declared
+ * below, and an operation missing from those declarations makes `deriveOperations` throw.
+ */
+
+export type OpenApiParameter = { in: 'path' | 'query' | 'header'; name: string; required?: boolean; schema: JsonSchema };
+export type JsonSchema = Record<string, any>;
+export type OpenApiOperation = {
+  operationId: string;
+  parameters?: OpenApiParameter[];
+  requestBody?: { content: Record<string, { schema: JsonSchema }> };
+  security?: Record<string, string[]>[];
+};
+
+export type Access =
+  | AccessPolicy
+  /** X-API-Key (ingest) */
+  | { kind: 'apiKey' }
+  /** no bearer token; a check of its own (the webhook's secret / signature) */
+  | { kind: 'ownCheck' };
+
+export type Operation = {
+  method: string;
+  /** OpenAPI path, e.g. /entries/{id} */
+  path: string;
+  operationId: string;
+  source: 'trpc' | 'express';
+  /** dotted tRPC path (tRPC procedures only) */
+  procedure?: string;
+  procedureType?: 'query' | 'mutation';
+  access: Access;
+  doc: OpenApiOperation;
+};
+
+/**
+ * Express routes enforce their permission in the handler, where it cannot be read from outside:
+ * declared here by operationId. A bearer-protected express route missing here fails the suite.
+ */
+export const EXPRESS_BEARER_ACCESS: Record<string, AccessPolicy> = {
+  exportEntriesCsv: { kind: 'permission', permission: 'entry.export' },
+  exportReportPdf: { kind: 'permission', permission: 'entry.export' },
+  uploadEntryDocument: { kind: 'permission', permission: 'entry.create' },
+  fulfillEntryDocument: { kind: 'permission', permission: 'entry.create' },
+  downloadEntryDocument: { kind: 'authenticated' },
+  importBankStatement: { kind: 'permission', permission: 'bank.manage' },
+  importFxRates: { kind: 'permission', permission: 'fx.manage' },
+};
+
+/**
+ * Operations reachable without a bearer token. Each has its own expectations in the suites
+ * (tests/cross-cutting/security/access-matrix.test.ts, "public operations"); a new one must be added here.
+ */
+export const PUBLIC_OPERATIONS: Record<string, string> = {
+  login: 'email + password; wrong ones are 401 and reveal nothing',
+  refreshToken: 'bearer token within its refresh grace (its own check, CONTRACT §4)',
+  ingestEntries: 'X-API-Key of an integration, scoped to its workspace and projects',
+  receiveAccountingWebhook: 'connection id + X-Webhook-Secret / provider signature',
+};
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+
+export type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
+
+export function committedOpenApi(): OpenApiDocument {
+  return JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as OpenApiDocument;
+}
+
+export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
+export function openApiOperationKeys(doc: OpenApiDocument): string[] {
+  return Object.entries(doc.paths)
+    .flatMap(([path, item]) =>
+      Object.keys(item)
+        .filter((m) => METHODS.includes(m))
+        .map((m) => operationKey(m, path)),
+    )
+    .sort();
+}
+
+function expressAccess(operationId: string, security: OpenApiOperation['security']): Access {
+  const schemes = [...new Set((security ?? []).flatMap((s) => Object.keys(s)))];
+  if (schemes.length === 1 && schemes[0] === 'Authorization') {
+    const declared = EXPRESS_BEARER_ACCESS[operationId];
+    if (!declared) throw new Error(`express operation ${operationId}: its permission is not declared in EXPRESS_BEARER_ACCESS`);
+    return declared;
+  }
+  if (schemes.length === 1 && schemes[0] === 'ApiKey') return { kind: 'apiKey' };
+  // no bearer: only an operation the suites know, with expectations of its own
+  if (!schemes.includes('Authorization') && operationId in PUBLIC_OPERATIONS) return { kind: 'ownCheck' };
+  throw new Error(`express operation ${operationId}: unexpected security ${JSON.stringify(security)}`);
+}
+
+/**
+ * The tRPC procedures (each with the policy its builder recorded) and the express routes
+ * (registered when server/http/express-routes.ts is loaded: create the app first).
+ * Throws for any operation whose access policy cannot be classified.
+ */
+export function deriveOperations(doc: OpenApiDocument): Operation[] {
+  const operations: Operation[] = [];
+  const procedures = appRouter._def.procedures as Record<string, any>;
+  for (const [name, procedure] of Object.entries(procedures)) {
+    const meta = procedure._def.meta?.openapi as { method: string; path: string; operationId: string } | undefined;
+    if (!meta) throw new Error(`procedure ${name} has no REST route (meta.openapi): the access matrix cannot probe it`);
+    const access = accessPolicyOf(procedure);
+    if (!access) throw new Error(`procedure ${name}: access policy cannot be classified (not built from procedures.ts builders)`);
+    const docOp = doc.paths[meta.path]?.[meta.method.toLowerCase()];
+    if (!docOp) throw new Error(`procedure ${name} (${meta.method} ${meta.path}) is missing from openapi.json`);
+    operations.push({
+      method: meta.method.toUpperCase(),
+      path: meta.path,
+      operationId: meta.operationId,
+      source: 'trpc',
+      procedure: name,
+      procedureType: procedure._def.type,
+      access,
+      doc: docOp,
+    });
+  }
+  for (const [path, item] of Object.entries(expressPaths())) {
+    for (const method of Object.keys(item ?? {}).filter((m) => METHODS.includes(m))) {
+      const docOp = doc.paths[path]?.[method];
+      if (!docOp) throw new Error(`express route ${method.toUpperCase()} ${path} is missing from openapi.json`);
+      operations.push({
+        method: method.toUpperCase(),
+        path,
+        operationId: docOp.operationId,
+        source: 'express',
+        access: expressAccess(docOp.operationId, docOp.security),
+        doc: docOp,
+      });
+    }
+  }
+  for (const op of operations) {
+    const isPublic = op.access.kind !== 'authenticated' && op.access.kind !== 'permission';
+    if (isPublic && !(op.operationId in PUBLIC_OPERATIONS)) {
+      throw new Error(`${op.operationId} is reachable without a bearer token but has no expectations in PUBLIC_OPERATIONS`);
+    }
+  }
+  return operations;
+}
+
+export const bearerProtected = (op: Operation): boolean => op.access.kind === 'authenticated' || op.access.kind === 'permission';
+
+export const requiredPermission = (op: Operation): Permission | undefined =>
+  op.access.kind === 'permission' ? op.access.permission : undefined;
