@@ -7,9 +7,9 @@ import { entryWorld, expectOk, type EntryWorld } from '../support/entries.js';
 import type { Api, ApiResponse } from '../support/http.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
-/** The accounting suites build on the one entries world of tests/support/entries.ts (two projects, four parties, a member). */
+/** The accounting suites build on the one entries world of tests/support/entries.ts, with two projects unless told. */
 export type AccountingWorld = EntryWorld;
-export const accountingWorld = entryWorld;
+export const accountingWorld = (api: Api, opts: Parameters<typeof entryWorld>[1] = {}) => entryWorld(api, { projects: 2, ...opts });
 
 /** A user holding every permission, member of each of the given workspaces, with a token. */
 export async function memberOf(api: Api, workspaceIds: number[]): Promise<{ id: string; token: string }> {

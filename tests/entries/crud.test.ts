@@ -38,7 +38,7 @@ async function manualSourceId(token: string, workspaceId: number): Promise<numbe
 
 describe('POST /entries', () => {
   it('creates a PENDING entry and returns every field of the entry object', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const from = await makeParty(api, w.token, w.workspaceId, 'Acme Ltd');
     const to = await makeParty(api, w.token, w.workspaceId, 'Globex');
     const sourceId = await manualSourceId(w.token, w.workspaceId);
@@ -120,7 +120,7 @@ describe('POST /entries', () => {
   });
 
   it('fills the optional fields with their defaults: MANUAL source, null parties and texts, excludeFromSync false', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const sourceId = await manualSourceId(w.token, w.workspaceId);
     const res = await api.post(
       '/entries',
@@ -147,14 +147,14 @@ describe('POST /entries', () => {
   });
 
   it('accepts an explicit entrySourceId of the same workspace', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const sourceId = await manualSourceId(w.token, w.workspaceId);
     const e = await makeEntry(api, w.token, { projectId: w.projectIds[0], entrySourceId: sourceId });
     expect(e.entrySourceId).toBe(sourceId);
   });
 
   it('accepts the amount bounds 1 and 1_000_000_000_000_000 and text at its maximum length', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const max = await makeEntry(api, w.token, {
       projectId: w.projectIds[0],
       amountCents: 1_000_000_000_000_000,
@@ -169,8 +169,8 @@ describe('POST /entries', () => {
   });
 
   it('refuses an item categoryId that is not an active category of the workspace (400), and writes nothing', async () => {
-    const w = await entryWorld(api);
-    const other = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
+    const other = await entryWorld(api, { projects: 2 });
     const foreign = await makeCategory(other);
     const inactive = await makeCategory(w, '7000');
     expect((await api.del(`/accounting/categories/${inactive}`, { token: w.token })).status).toBe(200);
@@ -193,7 +193,7 @@ describe('POST /entries', () => {
   });
 
   it('stores line items and payments and returns them, with tags sorted by name, in the detail', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const zeta = await makeTag(api, w.token, w.workspaceId, 'zeta', '#00ff00');
     const alpha = await makeTag(api, w.token, w.workspaceId, 'Alpha', '#ff0000');
     const mid = await makeTag(api, w.token, w.workspaceId, 'mid');
@@ -281,7 +281,7 @@ describe('POST /entries', () => {
       ['transaction with a bad date', { transactions: [{ transactionDate: '2026-02-30', amountCents: 1000 }] }],
     ];
     it.each(cases)('%s', async (_name, patch) => {
-      const w = await entryWorld(api);
+      const w = await entryWorld(api, { projects: 2 });
       const body = {
         projectId: w.projectIds[0],
         entryType: 'EXPENSE',
@@ -298,7 +298,7 @@ describe('POST /entries', () => {
   });
 
   it('refuses line items that do not sum to amountCents (400) and accepts ones that do', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const items = [
       { description: 'A', unitAmountCents: 600, amountCents: 600 },
       { description: 'B', unitAmountCents: 399, amountCents: 399 },
@@ -327,8 +327,8 @@ describe('POST /entries', () => {
   });
 
   it('refuses parties, tags and an entry source of another workspace (400), and unknown ones', async () => {
-    const w = await entryWorld(api);
-    const other = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
+    const other = await entryWorld(api, { projects: 2 });
     const foreignParty = await makeParty(api, other.token, other.workspaceId, 'Foreign party');
     const foreignTag = await makeTag(api, other.token, other.workspaceId, 'foreign');
     const foreignSource = await manualSourceId(other.token, other.workspaceId);
@@ -353,7 +353,7 @@ describe('POST /entries', () => {
   });
 
   it('answers 404 for a project of another workspace or one that does not exist', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const other = await buildWorkspace();
     const base = { entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', entryDate: '2026-01-15' };
     expectErrorBody(await api.post('/entries', { ...base, projectId: other.projectIds[0] }, { token: w.token }), 404, 'NOT_FOUND');
@@ -363,7 +363,7 @@ describe('POST /entries', () => {
   });
 
   it('needs entry.create: 403 for the own project and for a foreign one (permission before lookup)', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const other = await buildWorkspace();
     const noCreate = await actor(api, { workspaceId: w.workspaceId, permissions: allBut('entry.create') });
     const base = { entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', entryDate: '2026-01-15' };
@@ -374,7 +374,7 @@ describe('POST /entries', () => {
   });
 
   it('needs a bearer token (401)', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const base = { projectId: w.projectIds[0], entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', entryDate: '2026-01-15' };
     expectErrorBody(await api.post('/entries', base), 401, 'UNAUTHORIZED');
   });
@@ -382,7 +382,7 @@ describe('POST /entries', () => {
 
 describe('PATCH /entries/{id}', () => {
   async function setup() {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const p1 = await makeParty(api, w.token, w.workspaceId, 'P1');
     const p2 = await makeParty(api, w.token, w.workspaceId, 'P2');
     const entry = await makeEntry(api, w.token, {
@@ -489,7 +489,7 @@ describe('PATCH /entries/{id}', () => {
 
   it('refuses invalid edits with 400 and leaves the entry unchanged', async () => {
     const s = await setup();
-    const other = await entryWorld(api);
+    const other = await entryWorld(api, { projects: 2 });
     const foreignParty = await makeParty(api, other.token, other.workspaceId, 'Foreign');
     for (const body of [
       { amountCents: 0 },
@@ -523,7 +523,7 @@ describe('PATCH /entries/{id}', () => {
     const s = await setup();
     const noEdit = await actor(api, { workspaceId: s.workspaceId, permissions: allBut('entry.edit') });
     expectErrorBody(await api.patch(`/entries/${s.entry.id}`, { description: 'x' }, { token: noEdit.token }), 403, 'FORBIDDEN');
-    const other = await entryWorld(api);
+    const other = await entryWorld(api, { projects: 2 });
     const foreign = await makeEntry(api, other.token, { projectId: other.projectIds[0] });
     expectErrorBody(await api.patch(`/entries/${foreign.id}`, { description: 'x' }, { token: noEdit.token }), 403, 'FORBIDDEN');
     expectErrorBody(await api.patch(`/entries/${foreign.id}`, { description: 'x' }, { token: s.token }), 404, 'NOT_FOUND');
@@ -535,7 +535,7 @@ describe('PATCH /entries/{id}', () => {
 
 describe('PUT /entries/{id}/tags', () => {
   it('replaces the tags, returns the entry and records TAGS_CHANGED {from, to}', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const [a, b, c] = [
       await makeTag(api, w.token, w.workspaceId, 'a-tag'),
       await makeTag(api, w.token, w.workspaceId, 'b-tag'),
@@ -563,7 +563,7 @@ describe('PUT /entries/{id}/tags', () => {
   });
 
   it('records no event when the set of tags is the same', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const a = await makeTag(api, w.token, w.workspaceId, 'one');
     const b = await makeTag(api, w.token, w.workspaceId, 'two');
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0], tagIds: [a, b] });
@@ -574,8 +574,8 @@ describe('PUT /entries/{id}/tags', () => {
   });
 
   it('refuses a tag of another workspace or an unknown one (400), keeping the old tags', async () => {
-    const w = await entryWorld(api);
-    const other = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
+    const other = await entryWorld(api, { projects: 2 });
     const own = await makeTag(api, w.token, w.workspaceId, 'own');
     const foreign = await makeTag(api, other.token, other.workspaceId, 'foreign');
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0], tagIds: [own] });
@@ -595,7 +595,7 @@ describe('PUT /entries/{id}/tags', () => {
   });
 
   it('needs entry.edit (403)', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const noEdit = await actor(api, { workspaceId: w.workspaceId, permissions: allBut('entry.edit') });
     expectErrorBody(await api.put(`/entries/${entry.id}/tags`, { tagIds: [] }, { token: noEdit.token }), 403, 'FORBIDDEN');
@@ -790,7 +790,7 @@ describe('access scope (CONTRACT §4)', () => {
 // included (and mutates the shared schema objects), so "100" → 100 and "false" → true.
 describe('JSON body types are strict (CONTRACT §2: a body failing its schema is a 400)', () => {
   it('refuses a string where a number or a boolean belongs, instead of coercing it', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const base = { projectId: w.projectIds[0], entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', entryDate: '2026-01-15' };
     for (const patch of [
       { amountCents: '100' },

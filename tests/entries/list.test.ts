@@ -145,7 +145,7 @@ beforeAll(async () => {
   await ok(api.patch(`/entries/${id.E6}/status`, { status: 'UNDER_REVIEW' }, { token }));
 
   // another workspace whose entries match most filters; they must never show up
-  const other = await entryWorld(api);
+  const other = await entryWorld(api, { projects: 2 });
   const foreignTag = await makeTag(api, other.token, other.workspaceId, 'T1');
   await makeEntry(api, other.token, {
     projectId: other.projectIds[0],
@@ -222,7 +222,7 @@ describe('GET /entries: page shape and paging', () => {
   });
 
   it('defaults to 20 items, allows 100, and refuses 101', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     for (let i = 0; i < 23; i++) await makeEntry(api, w.token, { projectId: w.projectIds[0], amountCents: 100 + i });
     const byDefault = await api.get('/entries', { token: w.token, query: { workspaceId: w.workspaceId } });
     expect(byDefault.body.items).toHaveLength(20);

@@ -42,7 +42,7 @@ const noteCount = async (entryId: number) => {
 
 describe('entry notes', () => {
   it('POST returns the note with its author; GET lists notes newest first', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const alice = await namedMember(w.workspaceId, 'Alice Author', `alice-${Date.now()}@example.test`);
     const bob = await namedMember(w.workspaceId, 'Bob Writer', `bob-${Date.now()}@example.test`);
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
@@ -79,7 +79,7 @@ describe('entry notes', () => {
   });
 
   it('lists only the notes of that entry, and [] when there are none', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const a = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const b = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     expect((await api.get(`/entries/${a.id}/notes`, { token: w.token })).body).toEqual([]);
@@ -89,7 +89,7 @@ describe('entry notes', () => {
   });
 
   it('records NOTE_ADDED by the author', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const author = await actor(api, { workspaceId: w.workspaceId, permissions: ['entry.note'] });
     const at = timeline();
@@ -103,7 +103,7 @@ describe('entry notes', () => {
   });
 
   it('refuses content that is empty, too long, missing or not a string (400), storing nothing', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     for (const body of [
       { content: '' },
@@ -121,7 +121,7 @@ describe('entry notes', () => {
   });
 
   it('needs entry.note to add (403, also for a foreign entry) but no permission to read', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     await api.post(`/entries/${entry.id}/notes`, { content: 'existing' }, { token: w.token });
     const reader = await actor(api, { workspaceId: w.workspaceId, permissions: PERMISSIONS.filter((p) => p !== 'entry.note') });
@@ -154,7 +154,7 @@ describe('entry notes', () => {
 
 describe('entry events', () => {
   it('lists the history oldest first, each event chained to the one before by prevHash', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const editor = await actor(api, { workspaceId: w.workspaceId });
     const tag = await makeTag(api, w.token, w.workspaceId, 'audit');
     const at = timeline();
@@ -236,7 +236,7 @@ describe('entry events', () => {
   });
 
   it('keeps a separate chain per entry', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const a = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const b = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     await api.patch(`/entries/${a.id}`, { description: 'a' }, { token: w.token });
@@ -249,7 +249,7 @@ describe('entry events', () => {
   });
 
   it('the database refuses UPDATE, DELETE and TRUNCATE of entry_events', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const before = (await api.get(`/entries/${entry.id}/events`, { token: w.token })).body;
     expect(before).toHaveLength(1);
@@ -266,7 +266,7 @@ describe('entry events', () => {
   });
 
   it('verify names the first event whose stored content no longer matches its hash', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     await api.patch(`/entries/${entry.id}`, { description: 'one' }, { token: w.token });
     await api.patch(`/entries/${entry.id}`, { description: 'two' }, { token: w.token });
@@ -286,7 +286,7 @@ describe('entry events', () => {
   });
 
   it('needs no permission to read, but access to the entry (404 otherwise)', async () => {
-    const w = await entryWorld(api);
+    const w = await entryWorld(api, { projects: 2 });
     const entry = await makeEntry(api, w.token, { projectId: w.projectIds[0] });
     const bare = await actor(api, { workspaceId: w.workspaceId, permissions: [] });
     expect((await api.get(`/entries/${entry.id}/events`, { token: bare.token })).status).toBe(200);

@@ -67,9 +67,9 @@ export type EntryWorld = {
   parties: [number, number, number, number];
 };
 
-/** A workspace with `projects` projects (2), four parties and a member holding every permission (or those given). */
+/** A workspace with `projects` projects (1), four parties and a member holding every permission (or those given). */
 export async function entryWorld(api: Api, opts: { projects?: number; permissions?: readonly Permission[] } = {}): Promise<EntryWorld> {
-  const ws = await buildWorkspace({ projects: opts.projects ?? 2 });
+  const ws = await buildWorkspace({ projects: opts.projects ?? 1 });
   const owner = await actor(api, { workspaceId: ws.id, permissions: opts.permissions });
   const names = ['Acme Ltd', 'Globex', 'Initech', 'Umbrella'];
   const parties = [] as number[];
