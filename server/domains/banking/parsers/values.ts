@@ -31,7 +31,7 @@ export function parseIsoDateStart(text: string | undefined): string | null {
   return m ? isoDate(Number(m[1]), Number(m[2]), Number(m[3])) : null;
 }
 
-/** OFX dates: YYYYMMDD[HHMMSS[.XXX]][[+-]TZ[:name]] → the calendar date as written. */
+/** OFX dates: YYYYMMDD[HHMMSS[.mmm]][[+-]TZ[:name]] → the calendar date as written. */
 export function parseOfxDate(text: string | undefined): string | null {
   const m = /^(\d{4})(\d{2})(\d{2})/.exec((text ?? '').trim());
   return m ? isoDate(Number(m[1]), Number(m[2]), Number(m[3])) : null;
