@@ -57,9 +57,9 @@ export function wireDomainReactions(): void {
       // webhooks: entry.updated
       await entryEvents.updated(tx, after);
     },
-    async entryReconciled(tx, before, after) {
+    async entriesReconciled(tx, changed) {
       // webhooks: entry.reconciled / entry.unreconciled
-      await entryEvents.reconciled(tx, after);
+      await entryEvents.reconciled(tx, changed);
     },
   });
 }

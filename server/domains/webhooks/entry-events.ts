@@ -45,7 +45,11 @@ export const entryEvents = {
     const type = after.entry_status === 'VOIDED' ? 'entry.voided' : 'entry.status_changed';
     await publish(tx, event(type, after, { previousStatus: before.entry_status }));
   },
-  async reconciled(tx: Transaction, after: EntryRow): Promise<void> {
-    await publish(tx, event(after.is_reconciled ? 'entry.reconciled' : 'entry.unreconciled', after));
+  /** The reconciled flag flipped, for one entry or every entry of a bank match (one statement). */
+  async reconciled(tx: Transaction, changed: EntryRow[]): Promise<void> {
+    await publishMany(
+      tx,
+      changed.map((row) => event(row.is_reconciled ? 'entry.reconciled' : 'entry.unreconciled', row)),
+    );
   },
 };

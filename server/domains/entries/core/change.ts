@@ -246,6 +246,6 @@ export async function setReconciledRows(
     changing.map(({ row, matchId }) => ({ entry: row, kind, data: matchId === undefined ? {} : { matchId } })),
     actor,
   );
-  for (const { row } of changing) await reactions().entryReconciled(tx, row, byId.get(Number(row.id))!, actor);
+  await reactions().entriesReconciled(tx, updated, actor);
   return items.map((i) => byId.get(Number(i.row.id)) ?? i.row);
 }

@@ -78,7 +78,7 @@ export type EntryReactions = {
   /** The entry's tags were replaced (its outbound entry.updated). */
   entryTagsChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The reconciled flag flipped (manual, or a bank match of §14): entry.reconciled / entry.unreconciled. */
-  entryReconciled(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  entriesReconciled(tx: Transaction, changed: EntryRow[], actor: EventActor): Promise<void>;
 };
 
 let wired: EntryReactions | undefined;
