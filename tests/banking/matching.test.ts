@@ -12,16 +12,20 @@ const eur = { baseCurrency: 'EUR' };
 
 async function worldWithLines(account: Record<string, unknown> = {}) {
   const w = await bankWorld(api, account);
-  const st = await imported(w, camt053([
-    { date: '2026-01-05', amount: '1200.00', name: 'Acme Ltd', memo: 'Invoice INV-1001', id: 'L1' },
-    { date: '2026-01-07', amount: '-300.00', name: 'Landlord', memo: 'Rent', id: 'L2' },
-    { date: '2026-01-08', amount: '-150.00', name: 'Supplier', memo: 'two invoices', id: 'L3' },
-  ]));
+  const st = await imported(
+    w,
+    camt053([
+      { date: '2026-01-05', amount: '1200.00', name: 'Acme Ltd', memo: 'Invoice INV-1001', id: 'L1' },
+      { date: '2026-01-07', amount: '-300.00', name: 'Landlord', memo: 'Rent', id: 'L2' },
+      { date: '2026-01-08', amount: '-150.00', name: 'Supplier', memo: 'two invoices', id: 'L3' },
+    ]),
+  );
   const [inLine, rentLine, splitLine] = await lines(w);
   return { w, st, inLine, rentLine, splitLine };
 }
 
-const match = (w: BankWorld, lineIds: number[], entryIds: number[]) => w.api.post('/reconciliation/matches', { lineIds, entryIds }, { token: w.token });
+const match = (w: BankWorld, lineIds: number[], entryIds: number[]) =>
+  w.api.post('/reconciliation/matches', { lineIds, entryIds }, { token: w.token });
 
 describe('manual matches (CONTRACT §14)', () => {
   it('1:1 match: line MATCHED, entry reconciled with a RECONCILED event carrying matchId; GET and DELETE undo it', async () => {
@@ -29,7 +33,14 @@ describe('manual matches (CONTRACT §14)', () => {
     const entry = await createEntry(w, { ...eur, entryType: 'INCOME', amountCents: 120_000, entryDate: '2026-01-04' });
     const res = await match(w, [inLine.id], [entry.id]);
     expect(res.status, res.text).toBe(200);
-    expect(res.body).toMatchObject({ workspaceId: w.workspaceId, bankAccountId: w.account.id, lineIds: [inLine.id], entryIds: [entry.id], method: 'MANUAL', createdBy: w.userId });
+    expect(res.body).toMatchObject({
+      workspaceId: w.workspaceId,
+      bankAccountId: w.account.id,
+      lineIds: [inLine.id],
+      entryIds: [entry.id],
+      method: 'MANUAL',
+      createdBy: w.userId,
+    });
     const after = await getEntry(w, entry.id);
     expect(after).toMatchObject({ isReconciled: true, reconciledBy: w.userId });
     expect((await events(w, entry.id)).at(-1)).toMatchObject({ kind: 'RECONCILED', data: { matchId: res.body.id } });
@@ -67,6 +78,9 @@ describe('manual matches (CONTRACT §14)', () => {
     const ok = await match(w, [splitLine.id], [a.id, b.id]);
     expect(ok.status, ok.text).toBe(200);
     expect(ok.body.entryIds).toEqual([a.id, b.id].sort((x, y) => x - y));
+    // CONTRACT §15: each matched entry announces entry.reconciled once (one outbox statement for the whole match)
+    const announced = "type = 'entry.reconciled' AND workspace_id = :ws AND (data->'object'->>'id')::bigint IN (:a, :b)";
+    expect(await rowCount('webhook_events', announced, { ws: w.workspaceId, a: a.id, b: b.id })).toBe(2);
     expectErrorBody(await match(w, [splitLine.id], [c.id]), 409, 'CONFLICT'); // line already MATCHED
     expectErrorBody(await match(w, [rentLine.id], [a.id]), 409, 'CONFLICT'); // entry already in a match
   });
@@ -135,13 +149,16 @@ describe('auto-match (CONTRACT §14)', () => {
     await createEntry(w, { ...eur, amountCents: 2_000, entryDate: '2026-01-10' });
     // outside the date window
     await createEntry(w, { ...eur, amountCents: 7_700, entryDate: '2026-01-01' });
-    const st = await imported(w, camt053([
-      { date: '2026-01-05', amount: '1200.00', id: 'A1' },
-      { date: '2026-01-07', amount: '-300.00', id: 'A2' },
-      { date: '2026-01-10', amount: '-20.00', id: 'A3' },
-      { date: '2026-01-11', amount: '-20.00', id: 'A4' },
-      { date: '2026-01-09', amount: '-77.00', id: 'A5' },
-    ]));
+    const st = await imported(
+      w,
+      camt053([
+        { date: '2026-01-05', amount: '1200.00', id: 'A1' },
+        { date: '2026-01-07', amount: '-300.00', id: 'A2' },
+        { date: '2026-01-10', amount: '-20.00', id: 'A3' },
+        { date: '2026-01-11', amount: '-20.00', id: 'A4' },
+        { date: '2026-01-09', amount: '-77.00', id: 'A5' },
+      ]),
+    );
     expect(st.autoMatchedCount).toBe(1);
     const matched = await lines(w, { status: 'MATCHED' });
     expect(matched.map((l) => l.externalId)).toEqual(['A1']);
@@ -166,7 +183,13 @@ describe('suggestions (CONTRACT §14)', () => {
     const [line] = await lines(w);
     const far = await createEntry(w, { ...eur, amountCents: 15_000, entryDate: '2026-01-12', reference: 'X-1', description: 'Other' });
     const near = await createEntry(w, { ...eur, amountCents: 15_000, entryDate: '2026-01-09', reference: 'X-2', description: 'Other' });
-    const withRef = await createEntry(w, { ...eur, amountCents: 15_000, entryDate: '2026-01-13', reference: 'INV-2024-0042', description: 'Paper' });
+    const withRef = await createEntry(w, {
+      ...eur,
+      amountCents: 15_000,
+      entryDate: '2026-01-13',
+      reference: 'INV-2024-0042',
+      description: 'Paper',
+    });
     const g1 = await createEntry(w, { ...eur, amountCents: 10_000, entryDate: '2026-01-08' });
     const g2 = await createEntry(w, { ...eur, amountCents: 5_000, entryDate: '2026-01-08' });
     await createEntry(w, { ...eur, entryType: 'INCOME', amountCents: 15_000, entryDate: '2026-01-08' }); // wrong type
@@ -190,9 +213,16 @@ describe('entry from a line, ignore, lines list, status', () => {
     const res = await api.post(`/bank-lines/${inLine.id}/create-entry`, {}, { token: w.token });
     expect(res.status, res.text).toBe(200);
     expect(res.body.entry).toMatchObject({
-      entryType: 'INCOME', amountCents: 120_000, baseCurrency: 'EUR', entryDate: '2026-01-05', description: 'Invoice INV-1001',
-      fromPartyId: w.parties[0], toPartyId: w.account.partyId, // 'Acme Ltd' is the counterparty's name
-      entrySourceId: w.account.entrySourceId, projectId: w.account.projectId, isReconciled: true,
+      entryType: 'INCOME',
+      amountCents: 120_000,
+      baseCurrency: 'EUR',
+      entryDate: '2026-01-05',
+      description: 'Invoice INV-1001',
+      fromPartyId: w.parties[0],
+      toPartyId: w.account.partyId, // 'Acme Ltd' is the counterparty's name
+      entrySourceId: w.account.entrySourceId,
+      projectId: w.account.projectId,
+      isReconciled: true,
     });
     expect(res.body.match).toMatchObject({ lineIds: [inLine.id], entryIds: [res.body.entry.id], method: 'MANUAL' });
     expectErrorBody(await api.post(`/bank-lines/${inLine.id}/create-entry`, {}, { token: w.token }), 409, 'CONFLICT');
@@ -202,9 +232,19 @@ describe('entry from a line, ignore, lines list, status', () => {
 
   it('create-entry uses the party whose name equals the counterparty, ignoring case; EXPENSE goes to it', async () => {
     const { w, rentLine } = await worldWithLines();
-    const landlord = await api.post('/parties', { workspaceId: w.workspaceId, name: 'LANDLORD', partyType: 'ORGANIZATION' }, { token: w.token });
+    const landlord = await api.post(
+      '/parties',
+      { workspaceId: w.workspaceId, name: 'LANDLORD', partyType: 'ORGANIZATION' },
+      { token: w.token },
+    );
     const res = await api.post(`/bank-lines/${rentLine.id}/create-entry`, { description: 'Rent Jan' }, { token: w.token });
-    expect(res.body.entry).toMatchObject({ entryType: 'EXPENSE', amountCents: 30_000, fromPartyId: w.account.partyId, toPartyId: landlord.body.id, description: 'Rent Jan' });
+    expect(res.body.entry).toMatchObject({
+      entryType: 'EXPENSE',
+      amountCents: 30_000,
+      fromPartyId: w.account.partyId,
+      toPartyId: landlord.body.id,
+      description: 'Rent Jan',
+    });
   });
 
   it('ignore needs a reason; UNMATCHED ↔ IGNORED, else 409; list filters and order', async () => {
@@ -222,8 +262,15 @@ describe('entry from a line, ignore, lines list, status', () => {
     expect(page.body).toMatchObject({ total: 3, limit: 2, offset: 1 });
     expect(page.body.items.map((l: any) => l.id)).toEqual([rentLine.id, splitLine.id]);
     expectErrorBody(await api.get(`/bank-accounts/${w.account.id}/lines`, { token: w.token, query: { limit: 101 } }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.get(`/bank-accounts/${w.account.id}/lines`, { token: w.token, query: { fromDate: '2026-02-01', toDate: '2026-01-01' } }), 400, 'BAD_REQUEST');
-    expect((await api.post(`/bank-lines/${rentLine.id}/unignore`, {}, { token: w.token })).body).toMatchObject({ status: 'UNMATCHED', ignoredReason: null });
+    expectErrorBody(
+      await api.get(`/bank-accounts/${w.account.id}/lines`, { token: w.token, query: { fromDate: '2026-02-01', toDate: '2026-01-01' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expect((await api.post(`/bank-lines/${rentLine.id}/unignore`, {}, { token: w.token })).body).toMatchObject({
+      status: 'UNMATCHED',
+      ignoredReason: null,
+    });
   });
 
   it('reconciliation status as of a date', async () => {
