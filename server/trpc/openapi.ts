@@ -3,6 +3,7 @@ import { appRouter } from './router.js';
 import { expressPaths } from '../http/express-paths.js';
 import { addIntegerFormats } from './openapi-integer-formats.js';
 import { normaliseErrorResponses } from './openapi-errors.js';
+import { addSuccessHeaders } from './openapi-success-headers.js';
 import '../http/express-routes.js';
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
@@ -63,5 +64,6 @@ export function buildOpenApiDocument(): OpenAPIObject {
   ];
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
+  addSuccessHeaders(doc);
   return doc;
 }

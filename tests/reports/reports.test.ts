@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../server/runtime.js';
+import { buildOpenApiDocument } from '../../server/trpc/openapi.js';
 import { startServer } from '../support/http.js';
 import { buildDataset, report, type Dataset } from './dataset.js';
 
@@ -293,6 +294,13 @@ describe('GET /reports/flows is capped (REPORT_FLOWS_LIMIT, issue 18)', () => {
     } finally {
       runtime().config.REPORT_FLOWS_LIMIT = limit;
     }
+  });
+
+  it('documents X-Truncated on the 200 answer in openapi.json', () => {
+    const ok = buildOpenApiDocument().paths?.['/reports/flows']?.get?.responses?.['200'] as {
+      headers?: Record<string, { schema: unknown }>;
+    };
+    expect(ok.headers?.['X-Truncated']?.schema).toEqual({ type: 'string', enum: ['true', 'false'] });
   });
 });
 
