@@ -1,4 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
+import { parsePlainXml } from './xml-fast.js';
 
 /** One repeated element cut out of a larger XML text, with the 1-based line it starts on. */
 export type XmlBlock = { xml: string; lineNo: number };
@@ -48,7 +49,8 @@ export function countNewlines(text: string, from: number, to: number): number {
   return n;
 }
 
-const ARRAYS = new Set(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'STMTTRN', 'STMTRS']);
+/** Elements that are always arrays in parsed objects (they may repeat). */
+export const ARRAYS: ReadonlySet<string> = new Set(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'STMTTRN', 'STMTRS']);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -64,6 +66,11 @@ const parser = new XMLParser({
 /** Parses a well-formed XML fragment into plain objects (strings as leaves); throws when it is not well-formed. */
 export function parseXml(xml: string): Record<string, unknown> {
   return parser.parse(xml, true) as Record<string, unknown>;
+}
+
+/** parseXml of one repeated element (Ntry, STMTTRN): the one-pass reader for plain XML, else parseXml (xml-fast.ts). */
+export function parseBlock(xml: string): Record<string, unknown> {
+  return parsePlainXml(xml, ARRAYS) ?? parseXml(xml);
 }
 
 type Node = Record<string, unknown> | string | undefined;
