@@ -41,11 +41,11 @@ function generated(n: number, run: string): Line[] {
 
 const decimal = (cents: number) => (Math.abs(cents) / 100).toFixed(2);
 
-/** A camt.053.001.02 statement, one Ntry per line (lean enough that 100,000 lines fit the default 25 MB upload limit). */
+/** A camt.053.001.02 statement, one booked Ntry per line (lean enough that 100,000 lines fit the default 25 MiB upload limit). */
 function camt(lines: Line[], ccy: string): string {
   const parts = lines.map(
     (l) =>
-      `<Ntry><Amt Ccy="${ccy}">${decimal(l.cents)}</Amt><CdtDbtInd>${l.cents < 0 ? 'DBIT' : 'CRDT'}</CdtDbtInd><Sts>BOOK</Sts>` +
+      `<Ntry><Amt Ccy="${ccy}">${decimal(l.cents)}</Amt><CdtDbtInd>${l.cents < 0 ? 'DBIT' : 'CRDT'}</CdtDbtInd>` +
       `<BookgDt><Dt>${l.date}</Dt></BookgDt><AcctSvcrRef>${l.id}</AcctSvcrRef><NtryDtls><TxDtls><RmtInf><Ustrd>${l.text} ${l.party}</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>\n`,
   );
   return (
@@ -117,7 +117,7 @@ async function clean(url: string, accountId: string): Promise<void> {
 
 async function importScenario(c: BenchContext, format: 'CAMT053' | 'CSV'): Promise<ResultRow> {
   const n = sizes(c).lines;
-  const lines = generated(n, `${format}-${Date.now()}`);
+  const lines = generated(n, `${format[0]}${Date.now().toString(36)}`);
   const bytes = Buffer.from(format === 'CSV' ? csv(lines) : camt(lines, 'EUR'));
   const account = await createAccount(c, c.writes.workspaceId, c.writes.projectId, 'EUR');
 
@@ -216,7 +216,7 @@ async function autoMatchScenario(c: BenchContext): Promise<ResultRow> {
       [ws, currency, account.dateToleranceDays, m],
     );
     if (picked.length < m) throw new Error(`auto-match: only ${picked.length} unambiguous entries in the dataset workspace`);
-    const run = `AM-${Date.now()}`;
+    const run = `M${Date.now().toString(36)}`;
     const lines: Line[] = picked.map((e, i) => ({
       date: e.entry_date,
       cents: (e.entry_type === 'INCOME' ? 1 : -1) * Number(e.amount_cents),
