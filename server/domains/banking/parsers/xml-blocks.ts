@@ -15,8 +15,9 @@ export function splitBlocks(text: string, tag: string, firstLine = 1): { blocks:
   for (let m = open.exec(text); m; m = open.exec(text)) {
     close.lastIndex = m.index;
     const c = close.exec(text);
-    const selfClosing = /^[^>]*\/>/.exec(text.slice(m.index, m.index + 2000));
-    const end = selfClosing && (!c || m.index + selfClosing[0].length < c.index) ? m.index + selfClosing[0].length : c ? c.index + c[0].length : -1;
+    const gt = text.indexOf('>', m.index); // the start tag's end: `/>` makes the element empty
+    const selfClosing = gt > 0 && text.charCodeAt(gt - 1) === 47 /* / */;
+    const end = selfClosing && (!c || gt < c.index) ? gt + 1 : c ? c.index + c[0].length : -1;
     if (end < 0) break;
     spans.push([m.index, end]);
     open.lastIndex = end;
