@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { BATCH_SIZE } from '../../server/domains/banking/parsers/types.js';
 import { bankWorld, camt053, csvDe, CSV_MAPPING, importFile, imported, lines, ofxSgml, ofxXml, rowCount, type Tx } from './helpers.js';
 
 let api: Api;
@@ -186,6 +187,17 @@ describe('duplicates (CONTRACT §14)', () => {
     expect((await imported(w, csvDe([card, card]), { csvMapping: CSV_MAPPING })).importedCount).toBe(2);
     expect((await imported(w, csvDe([card, card, card]), { csvMapping: CSV_MAPPING })).importedCount).toBe(1);
     expect(await lines(w)).toHaveLength(3);
+  });
+
+  it('equal lines without a bank id are numbered across the batches of a large file: the file again adds none, one more adds one', async () => {
+    const w = await bankWorld(api);
+    const mapping = { dateColumn: 0, amountColumn: 1, descriptionColumn: 2, dateFormat: 'YYYY-MM-DD', decimalSeparator: '.', hasHeader: false };
+    const file = (n: number) => Array.from({ length: n }, () => '2026-01-02,-2.50,SAME CARD PAYMENT').join('\n') + '\n';
+    const n = BATCH_SIZE + 3; // the lines span two insert batches
+    expect(await imported(w, file(n), { csvMapping: mapping })).toMatchObject({ lineCount: n, importedCount: n, duplicateCount: 0, periodStart: '2026-01-02', periodEnd: '2026-01-02' });
+    expect(await imported(w, file(n))).toMatchObject({ lineCount: n, importedCount: 0, duplicateCount: n });
+    expect(await imported(w, file(n + 1))).toMatchObject({ lineCount: n + 1, importedCount: 1, duplicateCount: n });
+    expect(await rowCount('bank_lines', 'bank_account_id = :id', { id: w.account.id })).toBe(n + 1);
   });
 
   it('racing imports of overlapping files on one account never store a line twice', async () => {

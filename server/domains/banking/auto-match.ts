@@ -14,7 +14,7 @@ const LIVE = `('PENDING', 'UNDER_REVIEW', 'COMPLETED')`;
  * its exact amount, that entry being the exact-amount candidate of no other unmatched line of the
  * account. One set-based query; the partial index entries_bank_candidate_idx serves each line.
  */
-const PAIRS_SQL = `
+export const PAIRS_SQL = `
   WITH ul AS MATERIALIZED (
     SELECT id, statement_id, abs(amount_cents) AS amount, booking_date,
            CASE WHEN amount_cents > 0 THEN 'INCOME' ELSE 'EXPENSE' END AS entry_type

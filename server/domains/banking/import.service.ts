@@ -28,15 +28,84 @@ function tupleHash(l: ParsedLine): string {
     .slice(0, 32);
 }
 
-/** Appends a batch of parsed lines to the import's temporary table (one statement per batch). */
-async function stage(tx: Transaction, lines: ParsedLine[]): Promise<void> {
-  const rows = lines.map((l) => ({ ...l, tupleHash: l.externalId ? null : tupleHash(l) }));
-  await db().query(
-    `INSERT INTO bank_import_stage
-     SELECT * FROM jsonb_to_recordset($1::jsonb) AS r("lineNo" int, "bookingDate" date, "valueDate" date, "amountCents" bigint,
-       description text, "counterpartyName" text, "counterpartyAccount" text, reference text, "externalId" text, "tupleHash" text)`,
-    { bind: [JSON.stringify(rows)], transaction: tx },
-  );
+/**
+ * The lines of one import, written as the parser hands them over: each batch is one
+ * INSERT … SELECT FROM unnest(column arrays) ON CONFLICT (account, fingerprint) DO NOTHING into
+ * bank_lines, inside the import's transaction. One batch is in flight while the parser reads the
+ * next (the server parses while PostgreSQL writes); a refused file rolls every batch back.
+ * The fingerprint of a line without a bank id is its tuple hash and its occurrence number among
+ * the file's lines of that hash, in file order (two equal card payments of one day are two lines).
+ */
+class LineWriter {
+  lineCount = 0;
+  imported = 0;
+  sumCents = 0;
+  first: string | null = null;
+  last: string | null = null;
+  private readonly seen = new Map<string, number>();
+  private inFlight: Promise<void> = Promise.resolve();
+  private failure: unknown = null;
+
+  constructor(
+    private readonly tx: Transaction,
+    private readonly fixed: [workspaceId: number, accountId: string, statementId: string, currency: string, createdAt: string],
+  ) {}
+
+  /** The LineSink: columns of the batch now, its INSERT once the previous batch's is done. */
+  readonly sink = async (lines: ParsedLine[]): Promise<void> => {
+    const n = lines.length;
+    const cols = { date: new Array<string>(n), value: new Array<string | null>(n), amount: new Array<number>(n) };
+    const text = { d: new Array<string | null>(n), cn: new Array<string | null>(n), ca: new Array<string | null>(n), r: new Array<string | null>(n), x: new Array<string | null>(n), f: new Array<string>(n) };
+    for (let i = 0; i < n; i++) {
+      const l = lines[i];
+      cols.date[i] = l.bookingDate;
+      cols.value[i] = l.valueDate;
+      cols.amount[i] = l.amountCents;
+      text.d[i] = l.description;
+      text.cn[i] = l.counterpartyName;
+      text.ca[i] = l.counterpartyAccount;
+      text.r[i] = l.reference;
+      text.x[i] = l.externalId;
+      if (l.externalId !== null) text.f[i] = `id:${l.externalId}`;
+      else {
+        const hash = tupleHash(l);
+        const k = (this.seen.get(hash) ?? 0) + 1;
+        this.seen.set(hash, k);
+        text.f[i] = `h:${hash}:${k}`;
+      }
+      this.sumCents += l.amountCents;
+      if (this.first === null || l.bookingDate < this.first) this.first = l.bookingDate;
+      if (this.last === null || l.bookingDate > this.last) this.last = l.bookingDate;
+    }
+    this.lineCount += n;
+    await this.inFlight;
+    if (this.failure) return;
+    this.inFlight = this.insert([cols.date, cols.value, cols.amount, text.d, text.cn, text.ca, text.r, text.x, text.f]).then(
+      (count) => void (this.imported += count),
+      (err: unknown) => void (this.failure = err),
+    );
+  };
+
+  private async insert(columns: unknown[][]): Promise<number> {
+    const [{ n }] = await db().query<{ n: number }>(
+      `WITH ins AS (
+         INSERT INTO bank_lines (workspace_id, bank_account_id, statement_id, currency, created_at, booking_date, value_date, amount_cents,
+           description, counterparty_name, counterparty_account, reference, external_id, fingerprint)
+         SELECT $1::int, $2::uuid, $3::uuid, $4::text, $5::timestamptz, u.*
+           FROM unnest($6::date[], $7::date[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[]) AS u
+         ON CONFLICT (bank_account_id, fingerprint) DO NOTHING
+         RETURNING 1)
+       SELECT count(*)::int AS n FROM ins`,
+      { bind: [...this.fixed, ...columns], type: QueryTypes.SELECT, transaction: this.tx },
+    );
+    return n;
+  }
+
+  /** Waits for the last batch; a database error of any batch is thrown here. */
+  async done(): Promise<void> {
+    await this.inFlight;
+    if (this.failure) throw this.failure;
+  }
 }
 
 function mappingFor(account: AccountRow, given: string | undefined): CsvMapping | null {
@@ -51,20 +120,17 @@ function mappingFor(account: AccountRow, given: string | undefined): CsvMapping 
 }
 
 async function parseInto(format: StatementFormat, file: StatementFile, mapping: CsvMapping | null, ctx: ParseContext): Promise<StatementHeader> {
-  if (format === 'CSV') {
-    if (!mapping) throw badRequest('A CSV statement needs a csvMapping (none given, none saved on the account)');
-    return parseCsv(file.bytes, mapping, ctx);
-  }
+  if (format === 'CSV') return parseCsv(file.bytes, mapping!, ctx);
   const text = file.bytes.toString('utf8');
   return format === 'OFX' ? parseOfx(text, ctx) : parseCamt053(text, ctx);
 }
 
 /**
- * POST /bank-accounts/{id}/statements (CONTRACT §14). The file is parsed in batches into a temporary
- * table of the transaction; any problem refuses the whole file (400 with every line and problem) and
- * the rollback leaves nothing. Then one INSERT … ON CONFLICT DO NOTHING on (account, fingerprint)
- * stores the new lines: duplicates — of earlier imports, of this file, or of an import racing this
- * one — are skipped and counted, never stored twice.
+ * POST /bank-accounts/{id}/statements (CONTRACT §14). The statement row first, then the file's
+ * lines are parsed and written in batches (LineWriter) inside one transaction; any problem refuses
+ * the whole file (400 with every line and problem) and the rollback leaves nothing. Each batch is an
+ * INSERT … ON CONFLICT DO NOTHING on (account, fingerprint): duplicates — of earlier imports, of
+ * this file, or of an import racing this one — are skipped and counted, never stored twice.
  */
 export async function importStatement(actor: Actor, accountId: string, file: StatementFile, options: ImportOptions): Promise<StatementObject> {
   return transaction(async (tx) => {
@@ -73,68 +139,51 @@ export async function importStatement(actor: Actor, accountId: string, file: Sta
     assertActive(account);
     const mapping = mappingFor(account, options.csvMapping);
     const format = options.format ?? detectFormat(file.bytes.subarray(0, 8192).toString('utf8'));
-    await db().query(
-      `CREATE TEMPORARY TABLE bank_import_stage ("lineNo" int, "bookingDate" date, "valueDate" date, "amountCents" bigint,
-         description text, "counterpartyName" text, "counterpartyAccount" text, reference text, "externalId" text, "tupleHash" text)
-       ON COMMIT DROP`,
-      { transaction: tx },
-    );
-    const issues = new IssueCollector();
+    if (format === 'CSV' && !mapping) throw badRequest('A CSV statement needs a csvMapping (none given, none saved on the account)');
     const currency = account.currency.trim();
-    const header = await parseInto(format, file, mapping, { currency, issues, sink: (lines) => stage(tx, lines) });
+    const now = clock.now().toISOString();
+    const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+    // counts, balances and period are set once the file is read (the row exists first: the lines reference it)
+    const [statement] = await db().query<{ id: string }>(
+      `INSERT INTO bank_statements (workspace_id, bank_account_id, format, file_name, sha256, line_count, imported_count, duplicate_count,
+         imported_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, 0, 0, 0, $6, $7) RETURNING id`,
+      {
+        bind: [account.workspace_id, account.id, format, file.fileName?.slice(0, 255) || null, sha256, actor.userId, now],
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      },
+    );
+    const writer = new LineWriter(tx, [account.workspace_id, account.id, statement.id, currency, now]);
+    const issues = new IssueCollector();
+    const header = await parseInto(format, file, mapping, { currency, issues, sink: writer.sink });
+    await writer.done();
     if (header.currency && header.currency !== currency && !issues.any) issues.add(1, `The statement is in ${header.currency}, the account in ${currency}`);
     if (issues.any) {
       const message = `The statement has ${issues.count} problem${issues.count === 1 ? '' : 's'}; nothing was imported`;
       throw new AppError('BAD_REQUEST', message, { issues: issues.list });
     }
-    const [{ n: lineCount, total, first, last }] = await db().query<{ n: number; total: string; first: string | null; last: string | null }>(
-      'SELECT count(*)::int AS n, COALESCE(sum("amountCents"), 0)::text AS total, min("bookingDate") AS first, max("bookingDate") AS last FROM bank_import_stage',
-      { type: QueryTypes.SELECT, transaction: tx },
-    );
-    const sha256 = createHash('sha256').update(file.bytes).digest('hex');
-    const [statement] = await db().query<{ id: string }>(
-      `INSERT INTO bank_statements (workspace_id, bank_account_id, format, file_name, sha256, line_count, imported_count, duplicate_count,
-         opening_balance_cents, closing_balance_cents, period_start, period_end, imported_by, created_at, lines_sum_cents)
-       VALUES ($1, $2, $3, $4, $5, $6, 0, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+    const imported = writer.imported;
+    const autoMatched = account.auto_match && imported > 0 ? await autoMatchInTx(tx, account, statement.id) : 0;
+    const [row] = await db().query<StatementRow>(
+      `UPDATE bank_statements SET line_count = $2::int, imported_count = $3::int, duplicate_count = $2::int - $3::int, auto_matched_count = $4,
+         opening_balance_cents = $5, closing_balance_cents = $6, period_start = $7, period_end = $8, lines_sum_cents = $9
+        WHERE id = $1 RETURNING *`,
       {
         bind: [
-          account.workspace_id,
-          account.id,
-          format,
-          file.fileName?.slice(0, 255) || null,
-          sha256,
-          lineCount,
+          statement.id,
+          writer.lineCount,
+          imported,
+          autoMatched,
           header.openingBalanceCents,
           header.closingBalanceCents,
-          header.periodStart ?? first,
-          header.periodEnd ?? last,
-          actor.userId,
-          clock.now().toISOString(),
-          total,
+          header.periodStart ?? writer.first,
+          header.periodEnd ?? writer.last,
+          writer.sumCents,
         ],
         type: QueryTypes.SELECT,
         transaction: tx,
       },
-    );
-    const [{ imported }] = await db().query<{ imported: number }>(
-      `WITH ins AS (
-         INSERT INTO bank_lines (workspace_id, bank_account_id, statement_id, booking_date, value_date, amount_cents, currency,
-           description, counterparty_name, counterparty_account, reference, external_id, fingerprint, created_at)
-         SELECT $1, $2, $3, s."bookingDate", s."valueDate", s."amountCents", $4, s.description, s."counterpartyName",
-                s."counterpartyAccount", s.reference, s."externalId",
-                CASE WHEN s."externalId" IS NOT NULL THEN 'id:' || s."externalId"
-                     ELSE 'h:' || s."tupleHash" || ':' || row_number() OVER (PARTITION BY s."tupleHash" ORDER BY s."lineNo") END,
-                $5
-           FROM bank_import_stage s ORDER BY s."lineNo"
-         ON CONFLICT (bank_account_id, fingerprint) DO NOTHING
-         RETURNING 1)
-       SELECT count(*)::int AS imported FROM ins`,
-      { bind: [account.workspace_id, account.id, statement.id, currency, clock.now().toISOString()], type: QueryTypes.SELECT, transaction: tx },
-    );
-    const autoMatched = account.auto_match && imported > 0 ? await autoMatchInTx(tx, account, statement.id) : 0;
-    const [row] = await db().query<StatementRow>(
-      `UPDATE bank_statements SET imported_count = $2, duplicate_count = line_count - $2, auto_matched_count = $3 WHERE id = $1 RETURNING *`,
-      { bind: [statement.id, imported, autoMatched], type: QueryTypes.SELECT, transaction: tx },
     );
     if (options.csvMapping !== undefined && mapping) await saveCsvMapping(tx, account.id, mapping);
     return presentStatement(row);

@@ -1,5 +1,5 @@
 import { LineBatcher, textFields, type ParseContext, type StatementHeader } from './types.js';
-import { at, listAt, parseXml, splitBlocks, textAt } from './xml-blocks.js';
+import { at, parseBlock, listAt, parseXml, splitBlocks, textAt } from './xml-blocks.js';
 import { parseAmount, parseIsoDateStart } from './values.js';
 
 type Money = { cents: number; currency: string | undefined } | { error: string };
@@ -66,7 +66,7 @@ async function parseStatement(xml: string, firstLine: number, header: StatementH
   for (const block of entries.blocks()) {
     let ntry: unknown;
     try {
-      ntry = at(parseXml(block.xml), 'Ntry');
+      ntry = at(parseBlock(block.xml), 'Ntry');
     } catch (err) {
       ctx.issues.add(block.lineNo, `Unreadable XML: ${(err as Error).message.slice(0, 200)}`);
       continue;

@@ -1,5 +1,5 @@
 import { LineBatcher, textFields, type ParseContext, type StatementHeader } from './types.js';
-import { at, countNewlines, parseXml, splitBlocks, textAt } from './xml-blocks.js';
+import { at, parseBlock, countNewlines, parseXml, splitBlocks, textAt } from './xml-blocks.js';
 import { parseAmount, parseOfxDate } from './values.js';
 
 const ENTITY = /^&(?:amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);/;
@@ -74,7 +74,7 @@ export async function parseOfx(text: string, ctx: ParseContext): Promise<Stateme
   for (const block of parts.blocks()) {
     let trn: unknown;
     try {
-      trn = at(parseXml(block.xml), 'STMTTRN');
+      trn = at(parseBlock(block.xml), 'STMTTRN');
     } catch (err) {
       ctx.issues.add(block.lineNo, `Unreadable OFX: ${(err as Error).message.slice(0, 200)}`);
       continue;

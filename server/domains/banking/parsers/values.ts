@@ -37,6 +37,12 @@ export function parseOfxDate(text: string | undefined): string | null {
   return m ? isoDate(Number(m[1]), Number(m[2]), Number(m[3])) : null;
 }
 
+/** A decimal amount with the given decimal separator (the other one groups thousands by three). */
+const AMOUNT = {
+  '.': /^(\d{1,3}(?:,\d{3})+|\d+)(?:\.(\d*))?$/,
+  ',': /^(\d{1,3}(?:\.\d{3})+|\d+)(?:,(\d*))?$/,
+} as const;
+
 export type AmountResult = { cents: number } | { error: string };
 
 /**
@@ -59,9 +65,7 @@ export function parseAmount(raw: string, decimalSeparator: '.' | ',', currency: 
     text = text.slice(0, -1);
   }
   const thousands = decimalSeparator === '.' ? ',' : '.';
-  const dec = decimalSeparator === '.' ? '\\.' : ',';
-  const th = thousands === '.' ? '\\.' : ',';
-  const m = new RegExp(`^(\\d{1,3}(?:${th}\\d{3})+|\\d+)(?:${dec}(\\d*))?$`).exec(text);
+  const m = AMOUNT[decimalSeparator].exec(text);
   if (!m || (m[1] === undefined && !m[2])) return { error: `"${raw.trim().slice(0, 40)}" is not an amount` };
   const whole = m[1].split(thousands).join('');
   const fraction = (m[2] ?? '').replace(/0+$/, '');

@@ -1,4 +1,5 @@
 import { XMLParser } from 'fast-xml-parser';
+import { parsePlainXml } from './xml-fast.js';
 
 /** One repeated element cut out of a larger XML text, with the 1-based line it starts on. */
 export type XmlBlock = { xml: string; lineNo: number };
@@ -14,8 +15,9 @@ export function splitBlocks(text: string, tag: string, firstLine = 1): { blocks:
   for (let m = open.exec(text); m; m = open.exec(text)) {
     close.lastIndex = m.index;
     const c = close.exec(text);
-    const selfClosing = /^[^>]*\/>/.exec(text.slice(m.index, m.index + 2000));
-    const end = selfClosing && (!c || m.index + selfClosing[0].length < c.index) ? m.index + selfClosing[0].length : c ? c.index + c[0].length : -1;
+    const gt = text.indexOf('>', m.index); // the start tag's end: `/>` makes the element empty
+    const selfClosing = gt > 0 && text.charCodeAt(gt - 1) === 47 /* / */;
+    const end = selfClosing && (!c || gt < c.index) ? gt + 1 : c ? c.index + c[0].length : -1;
     if (end < 0) break;
     spans.push([m.index, end]);
     open.lastIndex = end;
@@ -48,7 +50,8 @@ export function countNewlines(text: string, from: number, to: number): number {
   return n;
 }
 
-const ARRAYS = new Set(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'STMTTRN', 'STMTRS']);
+/** Elements that are always arrays in parsed objects (they may repeat). */
+export const ARRAYS: ReadonlySet<string> = new Set(['Stmt', 'Bal', 'Ntry', 'NtryDtls', 'TxDtls', 'Ustrd', 'Strd', 'STMTTRN', 'STMTRS']);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -64,6 +67,11 @@ const parser = new XMLParser({
 /** Parses a well-formed XML fragment into plain objects (strings as leaves); throws when it is not well-formed. */
 export function parseXml(xml: string): Record<string, unknown> {
   return parser.parse(xml, true) as Record<string, unknown>;
+}
+
+/** parseXml of one repeated element (Ntry, STMTTRN): the one-pass reader for plain XML, else parseXml (xml-fast.ts). */
+export function parseBlock(xml: string): Record<string, unknown> {
+  return parsePlainXml(xml, ARRAYS) ?? parseXml(xml);
 }
 
 type Node = Record<string, unknown> | string | undefined;
