@@ -17,16 +17,21 @@ export const entryPageSql = (where: string, orderBy: string, limitParam: string,
     ORDER BY ${orderBy}`;
 
 /**
- * A search first walks the list's own sort order (its index) over at most this many rows that pass
- * the other filters: a frequent term fills the page from them and stops early.
+ * How a search is planned (searchPlan below). A search first walks the list's own sort order (its
+ * index) over at most `walkRows` rows passing the other filters: a frequent term fills the page
+ * from them and stops early. The walk serves pages up to `walkNeedMax` rows deep (offset + limit
+ * + 1); a word found in more than `rareShare` of the walked rows is too frequent for its trigram
+ * index to help. Tests shrink these to reach every plan with a few rows, and `observe` sees each
+ * plan chosen.
  */
-export const SEARCH_WALK_ROWS = 2_000;
-/** The walk serves pages up to this depth (offset + limit + 1 rows); deeper ones go to the trigram index. */
-const SEARCH_WALK_NEED_MAX = 200;
+export const searchTuning: {
+  walkRows: number;
+  walkNeedMax: number;
+  rareShare: number;
+  observe?: (plan: SearchPlan['kind']) => void;
+} = { walkRows: 2_000, walkNeedMax: 200, rareShare: 0.05 };
 /** At most this many words of a search term are sampled to find its rarest one. */
 const SEARCH_PARTS_MAX = 4;
-/** A word found in more than this share of the walked rows is too frequent for the trigram index to help. */
-const SEARCH_RARE_SHARE = 0.05;
 
 type Row = EntryRow & { page_key: string };
 
@@ -109,6 +114,7 @@ export async function listEntries(actor: Actor, q: ListEntriesQuery): Promise<En
   };
 
   const plan = q.search ? await searchPlan(q, statement({ search: false, keyset: true }), keyColumn, dir) : undefined;
+  if (plan) searchTuning.observe?.(plan.kind);
   let rows: Row[];
   let total: number;
   if (plan?.kind === 'walked') {
@@ -146,7 +152,7 @@ type SearchPlan =
 
 /**
  * Chooses how a search is run, from one bounded walk of the list's sort order (its index; the
- * page's keyset included) over at most SEARCH_WALK_ROWS rows passing the other filters:
+ * page's keyset included) over at most `searchTuning.walkRows` rows passing the other filters:
  * - when the walk holds the page (a frequent term, or the list ends within the walk), the page
  *   is those rows: they are the first matches in the sort order;
  * - otherwise the walked rows are a sample telling which word of the term is rarest, and the
@@ -156,28 +162,28 @@ type SearchPlan =
 async function searchPlan(q: ListEntriesQuery, s: Statement, keyColumn: string, dir: 'ASC' | 'DESC'): Promise<SearchPlan> {
   const parts = searchParts(q.search ?? '');
   const need = q.offset + q.limit + 1;
-  const walkServes = need <= SEARCH_WALK_NEED_MAX;
+  const walkServes = need <= searchTuning.walkNeedMax;
   if (!walkServes && parts.length === 0) return { kind: 'plain' };
   const full = s.p(likePattern(q.search ?? ''));
   const partParams = parts.map((w) => s.p(likePattern(w)));
   const [probe] = await db().query<{ walked: number; ids: (string | number)[] | null } & Record<string, number>>(
     `WITH w AS MATERIALIZED (
-       SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(SEARCH_WALK_ROWS)}
+       SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.walkRows)}
      )
      SELECT count(*)::int AS walked,
             (SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir})
-               FROM (SELECT w.id, w.k FROM w WHERE ${searchMatch(full, 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${s.p(Math.min(need, SEARCH_WALK_NEED_MAX))}) h) AS ids
+               FROM (SELECT w.id, w.k FROM w WHERE ${searchMatch(full, 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${s.p(Math.min(need, searchTuning.walkNeedMax))}) h) AS ids
             ${partParams.map((part, i) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})::int AS part_${i}`).join('')}
        FROM w`,
     { bind: s.params, type: QueryTypes.SELECT },
   );
   const ids = (probe.ids ?? []).map(Number);
-  if (walkServes && (ids.length >= need || probe.walked < SEARCH_WALK_ROWS)) return { kind: 'walked', ids: ids.slice(q.offset, need) };
+  if (walkServes && (ids.length >= need || probe.walked < searchTuning.walkRows)) return { kind: 'walked', ids: ids.slice(q.offset, need) };
   if (parts.length === 0) return { kind: 'plain' };
   let rarest = 0;
   parts.forEach((_, i) => {
     if (probe[`part_${i}`] < probe[`part_${rarest}`]) rarest = i;
   });
-  if (probe[`part_${rarest}`] > SEARCH_RARE_SHARE * probe.walked) return { kind: 'plain' };
+  if (probe[`part_${rarest}`] > searchTuning.rareShare * probe.walked) return { kind: 'plain' };
   return { kind: 'trigram', part: parts[rarest] };
 }
