@@ -43,7 +43,10 @@ beforeAll(async () => {
   await add(null, null, i++);
   searchTuning.observe = (plan) => seen.push(plan);
 });
-afterEach(() => Object.assign(searchTuning, { walkRows: defaults.walkRows, walkNeedMax: defaults.walkNeedMax, rareShare: defaults.rareShare }));
+afterEach(() => {
+  const { walkRows, walkNeedMax, sampleRows, rareShare } = defaults;
+  Object.assign(searchTuning, { walkRows, walkNeedMax, sampleRows, rareShare });
+});
 afterAll(() => {
   searchTuning.observe = undefined;
 });

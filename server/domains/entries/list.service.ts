@@ -18,18 +18,19 @@ export const entryPageSql = (where: string, orderBy: string, limitParam: string,
 
 /**
  * How a search is planned (searchPlan below). A search first walks the list's own sort order (its
- * index) over at most `walkRows` rows passing the other filters: a frequent term fills the page
- * from them and stops early. The walk serves pages up to `walkNeedMax` rows deep (offset + limit
- * + 1); a word found in more than `rareShare` of the walked rows is too frequent for its trigram
- * index to help. Tests shrink these to reach every plan with a few rows, and `observe` sees each
- * plan chosen.
+ * index) over at most `walkRows` rows passing the other filters, and stops as soon as the page is
+ * full: a frequent term costs a few rows. The walk serves pages up to `walkNeedMax` rows deep
+ * (offset + limit + 1). Otherwise the first `sampleRows` rows tell which word of the term is
+ * rarest; a word found in more than `rareShare` of them is too frequent for its trigram index to
+ * help. Tests shrink these to reach every plan with a few rows, and `observe` sees each plan chosen.
  */
 export const searchTuning: {
   walkRows: number;
   walkNeedMax: number;
+  sampleRows: number;
   rareShare: number;
   observe?: (plan: SearchPlan['kind']) => void;
-} = { walkRows: 2_000, walkNeedMax: 200, rareShare: 0.05 };
+} = { walkRows: 500, walkNeedMax: 200, sampleRows: 200, rareShare: 0.05 };
 /** At most this many words of a search term are sampled to find its rarest one. */
 const SEARCH_PARTS_MAX = 4;
 
@@ -151,39 +152,47 @@ type SearchPlan =
   | { kind: 'plain' };
 
 /**
- * Chooses how a search is run, from one bounded walk of the list's sort order (its index; the
- * page's keyset included) over at most `searchTuning.walkRows` rows passing the other filters:
- * - when the walk holds the page (a frequent term, or the list ends within the walk), the page
- *   is those rows: they are the first matches in the sort order;
- * - otherwise the walked rows are a sample telling which word of the term is rarest, and the
- *   page is read through that word's trigram index (a rare term).
+ * Chooses how a search is run (ILIKE costs a few microseconds a row, so every step is bounded):
+ * 1. walk the list's sort order (its index; the page's keyset included) over at most
+ *    `walkRows` rows passing the other filters, stopping at the page's last row: when the walk
+ *    holds the page (a frequent term, or the list ends within it), the page is those rows, the
+ *    first matches in the sort order;
+ * 2. otherwise the first `sampleRows` rows tell which word of the term is rarest, and the page is
+ *    read through that word's trigram index (a rare term).
  * `s` holds the filters without the search, with the keyset.
  */
 async function searchPlan(q: ListEntriesQuery, s: Statement, keyColumn: string, dir: 'ASC' | 'DESC'): Promise<SearchPlan> {
   const parts = searchParts(q.search ?? '');
   const need = q.offset + q.limit + 1;
-  const walkServes = need <= searchTuning.walkNeedMax;
-  if (!walkServes && parts.length === 0) return { kind: 'plain' };
-  const full = s.p(likePattern(q.search ?? ''));
-  const partParams = parts.map((w) => s.p(likePattern(w)));
-  const [probe] = await db().query<{ walked: number; ids: (string | number)[] | null } & Record<string, number>>(
-    `WITH w AS MATERIALIZED (
-       SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.walkRows)}
-     )
-     SELECT count(*)::int AS walked,
-            (SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir})
-               FROM (SELECT w.id, w.k FROM w WHERE ${searchMatch(full, 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${s.p(Math.min(need, searchTuning.walkNeedMax))}) h) AS ids
-            ${partParams.map((part, i) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})::int AS part_${i}`).join('')}
-       FROM w`,
+  if (need <= searchTuning.walkNeedMax) {
+    const w = { ...s, params: [...s.params] };
+    const wp = (v: unknown) => {
+      w.params.push(v);
+      return `$${w.params.length}`;
+    };
+    const walk = wp(searchTuning.walkRows);
+    // not MATERIALIZED: the walk is pulled row by row and stops at the page's last match
+    const [probe] = await db().query<{ walked: number; ids: (string | number)[] | null }>(
+      `SELECT (SELECT count(*) FROM (SELECT 1 FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) x)::int AS walked,
+              (SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir}) FROM (
+                 SELECT w.id, w.k FROM (SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) w
+                  WHERE ${searchMatch(wp(likePattern(q.search ?? '')), 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${wp(need)}) h) AS ids`,
+      { bind: w.params, type: QueryTypes.SELECT },
+    );
+    const ids = (probe.ids ?? []).map(Number);
+    if (ids.length >= need || probe.walked < searchTuning.walkRows) return { kind: 'walked', ids: ids.slice(q.offset, need) };
+  }
+  if (parts.length === 0) return { kind: 'plain' };
+  const partParams = parts.map((part) => s.p(likePattern(part)));
+  const [sample] = await db().query<{ sampled: number } & Record<string, number>>(
+    `SELECT count(*)::int AS sampled ${partParams.map((part, i) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})::int AS part_${i}`).join('')}
+       FROM (SELECT e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.sampleRows)}) w`,
     { bind: s.params, type: QueryTypes.SELECT },
   );
-  const ids = (probe.ids ?? []).map(Number);
-  if (walkServes && (ids.length >= need || probe.walked < searchTuning.walkRows)) return { kind: 'walked', ids: ids.slice(q.offset, need) };
-  if (parts.length === 0) return { kind: 'plain' };
   let rarest = 0;
   parts.forEach((_, i) => {
-    if (probe[`part_${i}`] < probe[`part_${rarest}`]) rarest = i;
+    if (sample[`part_${i}`] < sample[`part_${rarest}`]) rarest = i;
   });
-  if (probe[`part_${rarest}`] > searchTuning.rareShare * probe.walked) return { kind: 'plain' };
+  if (sample[`part_${rarest}`] > searchTuning.rareShare * sample.sampled) return { kind: 'plain' };
   return { kind: 'trigram', part: parts[rarest] };
 }
