@@ -65,7 +65,9 @@ async function cursorDepth(c: BenchContext): Promise<ResultRow> {
     peakRssMB: peakRss,
     target: 'p95 <= 50 ms',
     met: ours.p95 <= 50 && errors === 0,
-    note: [errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '', cpuNote(ours, base)].filter(Boolean).join('; '),
+    note: [errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '', cpuNote(ours, base)]
+      .filter(Boolean)
+      .join('; '),
   };
 }
 

@@ -22,7 +22,9 @@ export function createEntryHelpers(trpc: TRPCClient<AppRouter>): EntryHelpers {
   async function* pages(query: EntryListQuery, options: { signal?: AbortSignal } = {}) {
     let cursor: string | undefined;
     for (;;) {
-      const page: EntryListPage = await trpc.entries.list.query(cursor === undefined ? query : { ...query, cursor }, { signal: options.signal });
+      const page: EntryListPage = await trpc.entries.list.query(cursor === undefined ? query : { ...query, cursor }, {
+        signal: options.signal,
+      });
       yield page;
       if (page.nextCursor === null) return;
       cursor = page.nextCursor;

@@ -268,10 +268,17 @@ export const ListEntriesQuery = EntryFilters.extend({
     .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
 })
   .refine(rangesInOrder, RANGE_MESSAGE)
-  .refine((q) => q.cursor === undefined || q.offset === 0, { message: 'cursor cannot be combined with a non-zero offset', path: ['offset'] });
+  .refine((q) => q.cursor === undefined || q.offset === 0, {
+    message: 'cursor cannot be combined with a non-zero offset',
+    path: ['offset'],
+  });
 /** A page of entries: the paged list of CONTRACT §3 and the cursor of the next page (§18), null on the last page. */
 export const EntryPage = Page(EntryObject).extend({
-  nextCursor: z.string().max(CURSOR_MAX).nullable().describe('pass as `cursor` (same filters and sort) for the next page; null on the last page'),
+  nextCursor: z
+    .string()
+    .max(CURSOR_MAX)
+    .nullable()
+    .describe('pass as `cursor` (same filters and sort) for the next page; null on the last page'),
 });
 
 export type EntryObject = z.infer<typeof EntryObject>;

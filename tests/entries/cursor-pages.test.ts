@@ -22,7 +22,7 @@ type Entry = { id: number; entryDate: string; amountCents: number; createdAt: st
 
 const BASE = Math.floor(Date.now() / 1000) * 1000 + 10_000;
 /** 23 entries: 4 dates, 5 amounts and 6 creation instants, so every sort has many ties broken by id */
-let entries: Entry[] = [];
+const entries: Entry[] = [];
 
 beforeAll(async () => {
   api = await startServer();
@@ -44,7 +44,8 @@ beforeAll(async () => {
   clock.reset();
 });
 
-const keyOf = (e: Entry, sort: Sort) => (sort === 'entryDate' ? e.entryDate : sort === 'amountCents' ? e.amountCents : Date.parse(e.createdAt));
+const keyOf = (e: Entry, sort: Sort) =>
+  sort === 'entryDate' ? e.entryDate : sort === 'amountCents' ? e.amountCents : Date.parse(e.createdAt);
 
 /** The order of CONTRACT §5: the sort key, ties by id, both in the requested direction. */
 function expectedOrder(list: Entry[], sort: Sort, order: 'ASC' | 'DESC'): number[] {
@@ -144,7 +145,13 @@ describe('writes between pages', () => {
     const own = await entryWorld(api);
     const made: Entry[] = [];
     for (let i = 0; i < 12; i++) {
-      made.push(await makeEntry(api, own.token, { projectId: own.projectId, entryDate: `2026-03-${String(10 + i).padStart(2, '0')}`, amountCents: 100 + i }));
+      made.push(
+        await makeEntry(api, own.token, {
+          projectId: own.projectId,
+          entryDate: `2026-03-${String(10 + i).padStart(2, '0')}`,
+          amountCents: 100 + i,
+        }),
+      );
     }
     const list = (q: Record<string, string | number>) =>
       api.get('/entries', { token: own.token, query: { workspaceId: own.workspaceId, limit: 4, ...q } }).then((r) => {
@@ -206,7 +213,8 @@ describe('refused cursors (400)', () => {
   });
 
   it('a malformed cursor', async () => {
-    for (const bad of ['nonsense', 'a.b', `${cursor}.x`, '.', cursor.split('.')[0], `!!!.${cursor.split('.')[1]}`]) await expect400({ cursor: bad });
+    for (const bad of ['nonsense', 'a.b', `${cursor}.x`, '.', cursor.split('.')[0], `!!!.${cursor.split('.')[1]}`])
+      await expect400({ cursor: bad });
   });
 
   it('a tampered cursor: payload or signature changed', async () => {

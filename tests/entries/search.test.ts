@@ -40,7 +40,7 @@ beforeAll(async () => {
   await add('Server costs 500 units', 'a_b-ref', i++);
   await add('50_50 split', 'axb', i++);
   await add('back\\slash entry', null, i++);
-  await add(null, null, i++);
+  await add(null, null, i);
   searchTuning.observe = (plan) => seen.push(plan);
 });
 afterEach(() => {
@@ -68,7 +68,10 @@ async function searchAll(search: string, extra: Record<string, string | number> 
   let cursor: string | null | undefined;
   let pages = 0;
   do {
-    const res = await api.get('/entries', { token: w.token, query: { workspaceId: w.workspaceId, search, limit: 3, ...extra, ...(cursor ? { cursor } : {}) } });
+    const res = await api.get('/entries', {
+      token: w.token,
+      query: { workspaceId: w.workspaceId, search, limit: 3, ...extra, ...(cursor ? { cursor } : {}) },
+    });
     expect(res.status, res.text).toBe(200);
     ids.push(...res.body.items.map((e: Entry) => e.id));
     if (total >= 0) expect(res.body.total).toBe(total);

@@ -36,7 +36,8 @@ beforeAll(async () => {
 describe('client.entries', () => {
   it('listAll yields every entry once, in the list order, across pages', async () => {
     const seen: number[] = [];
-    for await (const entry of client.entries.listAll({ workspaceId, limit: 3, sortBy: 'amountCents', sortOrder: 'ASC' })) seen.push(entry.id);
+    for await (const entry of client.entries.listAll({ workspaceId, limit: 3, sortBy: 'amountCents', sortOrder: 'ASC' }))
+      seen.push(entry.id);
     expect(seen).toEqual(ids); // amounts grow with the creation order
     const byOffset = await client.trpc.entries.list.query({ workspaceId, limit: 100, sortBy: 'entryDate', sortOrder: 'DESC' });
     const byDate: number[] = [];

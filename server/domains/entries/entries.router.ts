@@ -34,7 +34,14 @@ const TAG = 'Entries';
 export const entriesRouter = router({
   list: authedProcedure
     .meta(
-      op('GET', '/entries', 'listEntries', TAG, 'List entries of a workspace with filters, sorting and offset or cursor paging (CONTRACT §18)', [403]),
+      op(
+        'GET',
+        '/entries',
+        'listEntries',
+        TAG,
+        'List entries of a workspace with filters, sorting and offset or cursor paging (CONTRACT §18)',
+        [403],
+      ),
     )
     .input(ListEntriesQuery)
     .output(EntryPage)
