@@ -164,35 +164,37 @@ type SearchPlan =
 async function searchPlan(q: ListEntriesQuery, s: Statement, keyColumn: string, dir: 'ASC' | 'DESC'): Promise<SearchPlan> {
   const parts = searchParts(q.search ?? '');
   const need = q.offset + q.limit + 1;
-  if (need <= searchTuning.walkNeedMax) {
-    const w = { ...s, params: [...s.params] };
-    const wp = (v: unknown) => {
-      w.params.push(v);
-      return `$${w.params.length}`;
-    };
-    const walk = wp(searchTuning.walkRows);
-    // not MATERIALIZED: the walk is pulled row by row and stops at the page's last match
-    const [probe] = await db().query<{ walked: number; ids: (string | number)[] | null }>(
-      `SELECT (SELECT count(*) FROM (SELECT 1 FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) x)::int AS walked,
-              (SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir}) FROM (
-                 SELECT w.id, w.k FROM (SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) w
-                  WHERE ${searchMatch(wp(likePattern(q.search ?? '')), 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${wp(need)}) h) AS ids`,
-      { bind: w.params, type: QueryTypes.SELECT },
-    );
-    const ids = (probe.ids ?? []).map(Number);
-    if (ids.length >= need || probe.walked < searchTuning.walkRows) return { kind: 'walked', ids: ids.slice(q.offset, need) };
-  }
-  if (parts.length === 0) return { kind: 'plain' };
+  const walkServes = need <= searchTuning.walkNeedMax;
+  if (!walkServes && parts.length === 0) return { kind: 'plain' };
+  const walk = s.p(searchTuning.walkRows);
+  const needParam = s.p(need);
+  // the walk is not MATERIALIZED: it is pulled row by row and stops at the page's last match
+  const walked = walkServes
+    ? `(SELECT count(*) FROM (SELECT 1 FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) x)::int`
+    : '0';
+  const ids = walkServes
+    ? `(SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir}) FROM (
+         SELECT w.id, w.k FROM (SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) w
+          WHERE ${searchMatch(s.p(likePattern(q.search ?? '')), 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${needParam}) h)`
+    : 'NULL::bigint[]';
   const partParams = parts.map((part) => s.p(likePattern(part)));
-  const [sample] = await db().query<{ sampled: number } & Record<string, number>>(
-    `SELECT count(*)::int AS sampled ${partParams.map((part, i) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})::int AS part_${i}`).join('')}
-       FROM (SELECT e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.sampleRows)}) w`,
+  // the sample runs only when the walk did not hold the page (a CASE evaluates its subquery lazily)
+  const sample = parts.length
+    ? `CASE WHEN NOT (${walkServes} AND (coalesce(cardinality(p.ids), 0) >= ${needParam} OR p.walked < ${walk})) THEN
+         (SELECT ARRAY[count(*)${partParams.map((part) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})`).join('')}]::int[]
+            FROM (SELECT e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.sampleRows)}) w)
+       END`
+    : 'NULL::int[]';
+  const [probe] = await db().query<{ walked: number; ids: (string | number)[] | null; sample: number[] | null }>(
+    `SELECT p.walked, p.ids, ${sample} AS sample FROM (SELECT ${walked} AS walked, ${ids} AS ids OFFSET 0) p`,
     { bind: s.params, type: QueryTypes.SELECT },
   );
-  let rarest = 0;
-  parts.forEach((_, i) => {
-    if (sample[`part_${i}`] < sample[`part_${rarest}`]) rarest = i;
-  });
-  if (sample[`part_${rarest}`] > searchTuning.rareShare * sample.sampled) return { kind: 'plain' };
+  const found = (probe.ids ?? []).map(Number);
+  if (walkServes && (found.length >= need || probe.walked < searchTuning.walkRows))
+    return { kind: 'walked', ids: found.slice(q.offset, need) };
+  if (!probe.sample) return { kind: 'plain' };
+  const [sampled, ...hits] = probe.sample.map(Number);
+  const rarest = hits.indexOf(Math.min(...hits));
+  if (hits[rarest] > searchTuning.rareShare * sampled) return { kind: 'plain' };
   return { kind: 'trigram', part: parts[rarest] };
 }
