@@ -152,6 +152,14 @@ type SearchPlan =
   | { kind: 'plain' };
 
 /**
+ * The search test on rows that never come from an index (the walk, the sample). ILIKE lower-cases
+ * the text and the pattern on every row (multibyte encodings; like.c): this is the same test with
+ * the pattern's lower() folded into a constant once, which halves its cost.
+ */
+const lowerMatch = (pattern: string, row: string) =>
+  `(lower(${row}.description) LIKE lower(${pattern}) OR lower(${row}.reference) LIKE lower(${pattern}))`;
+
+/**
  * Chooses how a search is run (ILIKE costs a few microseconds a row, so every step is bounded):
  * 1. walk the list's sort order (its index; the page's keyset included) over at most
  *    `walkRows` rows passing the other filters, stopping at the page's last row: when the walk
@@ -175,13 +183,13 @@ async function searchPlan(q: ListEntriesQuery, s: Statement, keyColumn: string, 
   const ids = walkServes
     ? `(SELECT array_agg(h.id ORDER BY h.k ${dir}, h.id ${dir}) FROM (
          SELECT w.id, w.k FROM (SELECT e.id, ${keyColumn} AS k, e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${walk}) w
-          WHERE ${searchMatch(s.p(likePattern(q.search ?? '')), 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${needParam}) h)`
+          WHERE ${lowerMatch(s.p(likePattern(q.search ?? '')), 'w')} ORDER BY w.k ${dir}, w.id ${dir} LIMIT ${needParam}) h)`
     : 'NULL::bigint[]';
   const partParams = parts.map((part) => s.p(likePattern(part)));
   // the sample runs only when the walk did not hold the page (a CASE evaluates its subquery lazily)
   const sample = parts.length
     ? `CASE WHEN NOT (${walkServes} AND (coalesce(cardinality(p.ids), 0) >= ${needParam} OR p.walked < ${walk})) THEN
-         (SELECT ARRAY[count(*)${partParams.map((part) => `, count(*) FILTER (WHERE ${searchMatch(part, 'w')})`).join('')}]::int[]
+         (SELECT ARRAY[count(*)${partParams.map((part) => `, count(*) FILTER (WHERE ${lowerMatch(part, 'w')})`).join('')}]::int[]
             FROM (SELECT e.description, e.reference FROM entries e WHERE ${s.where} ORDER BY ${s.orderBy} LIMIT ${s.p(searchTuning.sampleRows)}) w)
        END`
     : 'NULL::int[]';
