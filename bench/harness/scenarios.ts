@@ -14,6 +14,7 @@ import { ingestScenario } from './ingest-scenario.js';
 import { deliveryRateScenario, outboxOverheadScenario } from './webhooks-scenario.js';
 import { rulesScenarios } from './rules-scenario.js';
 import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
+import { listPagesScenarios } from './list-pages-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -238,6 +239,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
   try {
     await step('GET /entries/{id}', () => getById(c));
     for (const mix of listMixes(c.dataset)) await step(`list ${mix.name}`, () => listScenario(c, pool, mix));
+    for (const s of listPagesScenarios(c, pool)) await step(s.name, s.run);
     for (const r of REPORTS) await step(`report ${r.name}`, () => reportScenario(c, client, r));
     let valued: Promise<void> | undefined; // once, before the first normalised report
     for (const r of REPORTS) {

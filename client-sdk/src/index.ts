@@ -4,6 +4,7 @@ import { guardUnauthorized } from './guard.js';
 import { joinUrl } from './paths.js';
 import { createFileHelpers, type FileHelpers } from './files.js';
 import { createBankingHelpers, type BankingHelpers } from './banking.js';
+import { createEntryHelpers, type EntryHelpers } from './entries.js';
 import { createRestClient, type RestClient } from './rest.js';
 import { SessionManager, type FetchLike, type LogoutReason, type SessionManagerOptions } from './session.js';
 
@@ -12,6 +13,7 @@ export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from 
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
 export type { BankingHelpers, ImportStatementOptions } from './banking.js';
+export type { EntryHelpers, EntryListPage, EntryListQuery, ListedEntry } from './entries.js';
 export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
 export {
   DEFAULT_TOLERANCE_SECONDS,
@@ -57,6 +59,8 @@ export interface Client {
   files: FileHelpers;
   /** Bank statement import (multipart). */
   banking: BankingHelpers;
+  /** Async iterators over every page (or every entry) of `GET /entries`, by cursor (CONTRACT §18). */
+  entries: EntryHelpers;
 }
 
 export function createClient(options: ClientOptions): Client {
@@ -68,5 +72,5 @@ export function createClient(options: ClientOptions): Client {
     links: [httpLink({ url: joinUrl(baseUrl, '/trpc'), headers: () => session.authHeaders(), fetch: guardedFetch })],
   });
   const rest = createRestClient({ baseUrl, fetch: guardedFetch, session });
-  return { session, trpc, rest, files: createFileHelpers(rest), banking: createBankingHelpers(rest) };
+  return { session, trpc, rest, files: createFileHelpers(rest), banking: createBankingHelpers(rest), entries: createEntryHelpers(trpc) };
 }

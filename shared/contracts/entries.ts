@@ -11,6 +11,7 @@ import {
   IntIdValue,
   IsoDate,
   NAME_MAX,
+  Page,
   PageQuery,
   QueryBool,
   RecordKey,
@@ -255,7 +256,30 @@ const rangesInOrder = (f: { fromDate?: string; toDate?: string; amountMin?: numb
   !(f.amountMin !== undefined && f.amountMax !== undefined && f.amountMin > f.amountMax);
 const RANGE_MESSAGE = { message: 'fromDate must not be after toDate, nor amountMin above amountMax' };
 export const EntryFiltersChecked = EntryFilters.refine(rangesInOrder, RANGE_MESSAGE);
-export const ListEntriesQuery = EntryFilters.extend(PageQuery).refine(rangesInOrder, RANGE_MESSAGE);
+/** The longest `cursor` accepted (a cursor is a position and a digest, far shorter; CONTRACT §18). */
+export const CURSOR_MAX = 512;
+export const ListEntriesQuery = EntryFilters.extend({
+  ...PageQuery,
+  cursor: z
+    .string()
+    .min(1)
+    .max(CURSOR_MAX)
+    .optional()
+    .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
+})
+  .refine(rangesInOrder, RANGE_MESSAGE)
+  .refine((q) => q.cursor === undefined || q.offset === 0, {
+    message: 'cursor cannot be combined with a non-zero offset',
+    path: ['offset'],
+  });
+/** A page of entries: the paged list of CONTRACT §3 and the cursor of the next page (§18), null on the last page. */
+export const EntryPage = Page(EntryObject).extend({
+  nextCursor: z
+    .string()
+    .max(CURSOR_MAX)
+    .nullable()
+    .describe('pass as `cursor` (same filters and sort) for the next page; null on the last page'),
+});
 
 export type EntryObject = z.infer<typeof EntryObject>;
 export type EntryDetail = z.infer<typeof EntryDetail>;
@@ -263,6 +287,7 @@ export type CreateEntryInput = z.infer<typeof CreateEntryInput>;
 export type UpdateEntryInput = z.infer<typeof UpdateEntryInput>;
 export type EntryFilters = z.infer<typeof EntryFilters>;
 export type ListEntriesQuery = z.infer<typeof ListEntriesQuery>;
+export type EntryPage = z.infer<typeof EntryPage>;
 export type EntryStatus = z.infer<typeof EntryStatus>;
 export type EntryType = z.infer<typeof EntryType>;
 export type LinkType = z.infer<typeof LinkType>;

@@ -181,7 +181,7 @@ describe('GET /entries: page shape and paging', () => {
   it('returns {items, total, limit, offset} of entry objects, sorted by entryDate DESC by default', async () => {
     const res = await list({});
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body).sort()).toEqual(['items', 'limit', 'offset', 'total']);
+    expect(Object.keys(res.body).sort()).toEqual(['items', 'limit', 'nextCursor', 'offset', 'total']);
     expect(res.body.total).toBe(6);
     expect(res.body.limit).toBe(20);
     expect(res.body.offset).toBe(0);

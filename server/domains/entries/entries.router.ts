@@ -1,5 +1,4 @@
 import { z } from 'zod/v4';
-import { Page } from '../../../shared/contracts/common.js';
 import {
   AddNoteInput,
   CorrectInput,
@@ -7,6 +6,7 @@ import {
   EntryDetail,
   EntryIdInput,
   EntryObject,
+  EntryPage,
   EventObject,
   ListEntriesQuery,
   NoteObject,
@@ -33,9 +33,18 @@ const TAG = 'Entries';
 
 export const entriesRouter = router({
   list: authedProcedure
-    .meta(op('GET', '/entries', 'listEntries', TAG, 'List entries of a workspace with filters, sorting and paging', [403]))
+    .meta(
+      op(
+        'GET',
+        '/entries',
+        'listEntries',
+        TAG,
+        'List entries of a workspace with filters, sorting and offset or cursor paging (CONTRACT §18)',
+        [403],
+      ),
+    )
     .input(ListEntriesQuery)
-    .output(Page(EntryObject))
+    .output(EntryPage)
     .query(({ ctx, input }) => listEntries(ctx.actor, input)),
   create: permitted('entry.create')
     .meta(op('POST', '/entries', 'createEntry', TAG, 'Create an entry (PENDING)', [403, 404, 409]))

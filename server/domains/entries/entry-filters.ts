@@ -1,7 +1,12 @@
 import type { EntryFilters } from '../../../shared/contracts/entries.js';
 import type { WorkspaceReach } from '../../lib/scope.js';
 
-const SORT_COLUMNS = { entryDate: 'e.entry_date', amountCents: 'e.amount_cents', createdAt: 'e.created_at' } as const;
+export const SORT_COLUMNS = { entryDate: 'e.entry_date', amountCents: 'e.amount_cents', createdAt: 'e.created_at' } as const;
+/** The SQL type of each sort column (a keyset cursor's key is its text form, cast back with this). */
+export const SORT_TYPES = { entryDate: 'date', amountCents: 'bigint', createdAt: 'timestamptz' } as const;
+
+/** The ILIKE test of a search pattern parameter on description and reference (`e` = the entries row). */
+export const searchMatch = (pattern: string, row = 'e') => `(${row}.description ILIKE ${pattern} OR ${row}.reference ILIKE ${pattern})`;
 
 /** Escapes LIKE wildcards so that `%` and `_` in a search are literal. */
 export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -10,7 +15,11 @@ export const likePattern = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c
  * The WHERE clause and ORDER BY of entry lists and exports, with positional parameters
  * ($1…) so the same SQL serves Sequelize queries and streaming cursors.
  */
-export function entryFilterSql(f: EntryFilters, reach: WorkspaceReach): { where: string; orderBy: string; params: unknown[] } {
+export function entryFilterSql(
+  f: EntryFilters,
+  reach: WorkspaceReach,
+  opts: { search?: boolean } = {},
+): { where: string; orderBy: string; params: unknown[] } {
   const params: unknown[] = [];
   const p = (v: unknown) => {
     params.push(v);
@@ -32,10 +41,8 @@ export function entryFilterSql(f: EntryFilters, reach: WorkspaceReach): { where:
   }
   if (f.amountMin !== undefined) clauses.push(`e.amount_cents >= ${p(f.amountMin)}`);
   if (f.amountMax !== undefined) clauses.push(`e.amount_cents <= ${p(f.amountMax)}`);
-  if (f.search) {
-    const pattern = p(likePattern(f.search));
-    clauses.push(`(e.description ILIKE ${pattern} OR e.reference ILIKE ${pattern})`);
-  }
+  // `search: false` leaves the search out: the list service then chooses how to apply it (list.service.ts)
+  if (f.search && opts.search !== false) clauses.push(searchMatch(p(likePattern(f.search))));
   if (f.isReconciled !== undefined) clauses.push(`e.is_reconciled = ${p(f.isReconciled)}`);
   const dir = f.sortOrder === 'ASC' ? 'ASC' : 'DESC';
   return { where: clauses.join(' AND '), orderBy: `${SORT_COLUMNS[f.sortBy]} ${dir}, e.id ${dir}`, params };

@@ -30,8 +30,13 @@ class ListTotals {
     );
   }
 
-  async total(workspaceId: number, where: string, params: unknown[]): Promise<number> {
-    const key = `${where}\u0000${JSON.stringify(params)}`;
+  /**
+   * The count of `SELECT … FROM <from> WHERE <where>`. `from` is `entries e` unless the caller
+   * narrows the rows first (a search's fenced trigram subquery, list.service.ts): it must select
+   * the same rows, only faster.
+   */
+  async total(workspaceId: number, where: string, params: unknown[], from = 'entries e'): Promise<number> {
+    const key = `${from}\u0000${where}\u0000${JSON.stringify(params)}`;
     if (changeListener.isListening()) {
       const kept = this.byWorkspace.get(workspaceId)?.get(key);
       if (kept && performance.now() - kept.storedAt < MAX_AGE_MS) {
@@ -48,16 +53,16 @@ class ListTotals {
       await changeListener.settled();
       if (inFlight.stamp === this.stamp(workspaceId)) return inFlight.total;
     }
-    const flight = { stamp: this.stamp(workspaceId), total: this.count(workspaceId, key, where, params) };
+    const flight = { stamp: this.stamp(workspaceId), total: this.count(workspaceId, key, from, where, params) };
     this.counting.set(flightKey, flight);
     return flight.total.finally(() => {
       if (this.counting.get(flightKey) === flight) this.counting.delete(flightKey);
     });
   }
 
-  private async count(workspaceId: number, key: string, where: string, params: unknown[]): Promise<number> {
+  private async count(workspaceId: number, key: string, from: string, where: string, params: unknown[]): Promise<number> {
     const stamp = this.stamp(workspaceId);
-    const [{ total }] = await db().query<{ total: number }>(`SELECT count(*)::bigint AS total FROM entries e WHERE ${where}`, {
+    const [{ total }] = await db().query<{ total: number }>(`SELECT count(*)::bigint AS total FROM ${from} WHERE ${where}`, {
       bind: params,
       type: QueryTypes.SELECT,
     });
