@@ -1,11 +1,10 @@
-import { QueryTypes } from 'sequelize';
-import { db } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { EntryDetail } from '../../../shared/contracts/entries.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentDocument, type DocumentRow } from '../documents/index.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
+import { preparedRows } from './raw-query.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type JsonTimes<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
@@ -27,7 +26,9 @@ const partyJson = (column: string) => `(SELECT json_build_object(
 
 /**
  * The entry with its items, payments, tags, documents and parties: one statement, one round
- * trip (the detail is the most requested read of the API).
+ * trip (the detail is the most requested read of the API), prepared once per connection.
+ * Whether the actor may see the entry is decided on the row it returns (workspace and
+ * project), so a 404 for an unseen entry costs no second round trip either.
  */
 const DETAIL_SQL = `
 SELECT e.*,
@@ -45,7 +46,7 @@ SELECT e.*,
     AS detail_documents,
   ${partyJson('from_party_id')} AS detail_from_party,
   ${partyJson('to_party_id')} AS detail_to_party
-FROM entries e WHERE e.id = :id`;
+FROM entries e WHERE e.id = $1`;
 
 const iso = (text: string) => new Date(text).toISOString();
 
@@ -55,7 +56,7 @@ function presentPartyJson(p: PartyJson | null): PartyObject | null {
 
 /** The entry detail of CONTRACT §5 for an actor who may see the entry, or 404. */
 export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
-  const [row] = await db().query<DetailRow>(DETAIL_SQL, { replacements: { id }, type: QueryTypes.SELECT });
+  const [row] = await preparedRows<DetailRow>('entry-detail-v1', DETAIL_SQL, [id]);
   if (!row) throw notFound('Entry');
   scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
   return {
