@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { otherProcess } from '../support/other-process.js';
 import { addProjectMember, buildUser, login } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { entryWorld, makeEntry, makeTag, ENTRY_KEYS } from '../support/entries.js';
@@ -11,6 +12,7 @@ import { approve, getDoc, pdf, png, reject, requested, uploaded } from '../docum
  * its own route), so the single-query detail cannot drift from them.
  */
 let api: Api;
+const other = otherProcess();
 beforeAll(async () => {
   api = await startServer();
 });
@@ -149,5 +151,22 @@ describe('GET /entries/{id}: the whole detail in one statement', () => {
     expect(seen.status, seen.text).toBe(200);
     expect(seen.body.id).toBe(inFirst.id);
     expectErrorBody(await api.get(`/entries/${inSecond.id}`, { token }), 404, 'NOT_FOUND');
+  });
+
+  it('keeps working when a migration adds a column to entries while the statement is prepared on pooled connections', async () => {
+    const w = await entryWorld(api);
+    const e = await makeEntry(api, w.token, { projectId: w.projectId });
+    const read = async () => {
+      const reads = await Promise.all(Array.from({ length: 20 }, () => api.get(`/entries/${e.id}`, { token: w.token })));
+      return reads.map((r) => r.status);
+    };
+    const before = await read();
+    await other.sql('ALTER TABLE entries ADD COLUMN detail_test_extra integer');
+    try {
+      expect(before.every((s) => s === 200)).toBe(true);
+      expect((await read()).every((s) => s === 200)).toBe(true);
+    } finally {
+      await other.sql('ALTER TABLE entries DROP COLUMN detail_test_extra');
+    }
   });
 });

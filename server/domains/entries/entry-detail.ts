@@ -28,10 +28,16 @@ const partyJson = (column: string) => `(SELECT json_build_object(
  * The entry with its items, payments, tags, documents and parties: one statement, one round
  * trip (the detail is the most requested read of the API), prepared once per connection.
  * Whether the actor may see the entry is decided on the row it returns (workspace and
- * project), so a 404 for an unseen entry costs no second round trip either.
+ * project), so a 404 for an unseen entry costs no second round trip either. The entry's columns
+ * are named (no `e.*`): a prepared statement whose result columns change under it (a migration
+ * adding a column) would fail with "cached plan must not change result type" until reconnection.
  */
 const DETAIL_SQL = `
-SELECT e.*,
+SELECT
+  e.id, e.workspace_id, e.project_id, e.entry_source_id, e.entry_type, e.entry_status, e.status_reason,
+  e.base_currency, e.amount_cents, e.from_party_id, e.to_party_id, e.entry_date, e.description, e.reference,
+  e.is_reconciled, e.reconciled_at, e.reconciled_by, e.exclude_from_sync, e.is_complete, e.category_id,
+  e.created_by, e.created_at, e.updated_at, e.fx_rate, e.fx_rate_date, e.amount_base_cents,
   COALESCE((SELECT json_agg(json_build_object(
       'id', i.id, 'description', i.description, 'quantity', i.quantity::float8, 'unitAmountCents', i.unit_amount_cents,
       'amountCents', i.amount_cents, 'categoryId', i.category_id) ORDER BY i.position)
