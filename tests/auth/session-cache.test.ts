@@ -1,24 +1,41 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import jwt from 'jsonwebtoken';
-import { transaction, type Transaction } from '../../server/db/database.js';
+import pg from 'pg';
+import { ChangeListener, LISTENER_APPLICATION_NAME, changeListener } from '../../server/db/change-listener.js';
+import { pgClientConfig, transaction, type Transaction } from '../../server/db/database.js';
 import { ProjectMember, Session, User, WorkspaceMember } from '../../server/db/models/index.js';
 import type { Permission } from '../../shared/permissions.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { runtime } from '../../server/runtime.js';
 import { killChangeListener, otherProcess } from '../support/other-process.js';
 
 /**
- * Sessions are served from memory for a few seconds; every change of a user, session or
- * membership must still take effect at once. Changes here are made the way another server
- * process or an operator would: SQL on a connection of its own, never through this process,
- * and the next request follows at once (no waiting for the notification, as a client could not).
+ * Sessions are served from memory for a few seconds, with no query; every change of a user,
+ * session or membership must still take effect at once. Changes here are made the way another
+ * server instance would: SQL on a connection of its own, never through this process, followed
+ * by what every instance's auth write does before answering its client, waiting until every
+ * listener of the database has acknowledged the change (its own LISTEN connection, a second
+ * ChangeListener here). The next request follows at once, with no waiting of its own. An
+ * operator's SQL, which nobody acknowledges, reaches the cache within the notification delay.
  */
 let api: Api;
 const other = otherProcess();
+/** the other instance's LISTEN connection */
+const otherListener = new ChangeListener();
+/** SQL on the other instance, as its auth writes do it: commit, then wait for every listener */
+async function otherInstance(text: string, params: unknown[]): Promise<void> {
+  await other.sql(text, params);
+  await otherListener.acknowledgedEverywhere();
+}
 beforeAll(async () => {
   api = await startServer();
+  for (let i = 0; i < 250 && !otherListener.isListening(); i++) await sleep(20);
+  if (!otherListener.isListening()) throw new Error('the other instance’s listener does not listen');
 });
+afterAll(() => otherListener.stop());
 
 async function cachedMember(permissions: Permission[] = ['workspace.read']) {
   const ws = await buildWorkspace();
@@ -30,29 +47,48 @@ async function cachedMember(permissions: Permission[] = ['workspace.read']) {
 }
 
 describe('auth session cache', () => {
-  it('sees a permission change made by another process', async () => {
+  it('serves a kept session with no query and no wait (no round trip: it resolves within microtasks)', async () => {
+    const { me } = await cachedMember();
+    const sid = (jwt.decode(me.token) as { sid: string }).sid;
+    const load = vi.fn(async () => undefined);
+    let served: unknown;
+    void sessionCache.lookup(sid, me.id, load).then((v) => (served = v));
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(load).not.toHaveBeenCalled();
+    expect(served).toMatchObject({ id: me.id });
+  });
+
+  it('sees a permission change made by another instance', async () => {
     const { me } = await cachedMember(['workspace.read']);
     const list = () => api.get('/workspaces', { token: me.token });
     expect((await list()).status).toBe(200);
-    await other.sql(`UPDATE users SET permissions = '{}' WHERE id = $1`, [me.id]);
+    await otherInstance(`UPDATE users SET permissions = '{}' WHERE id = $1`, [me.id]);
     expectErrorBody(await list(), 403, 'FORBIDDEN');
   });
 
-  it('sees a revoked session and a deactivated user made by another process', async () => {
+  it('sees a revoked session and a deactivated user made by another instance', async () => {
     const a = await cachedMember();
-    await other.sql('UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [a.me.id]);
+    await otherInstance('UPDATE sessions SET revoked_at = now() WHERE user_id = $1', [a.me.id]);
     expectErrorBody(await api.get('/auth/me', { token: a.me.token }), 401, 'UNAUTHORIZED');
 
     const b = await cachedMember();
-    await other.sql('UPDATE users SET is_active = false WHERE id = $1', [b.me.id]);
+    await otherInstance('UPDATE users SET is_active = false WHERE id = $1', [b.me.id]);
     expectErrorBody(await api.get('/auth/me', { token: b.me.token }), 401, 'UNAUTHORIZED');
   });
 
-  it('sees a membership removed by another process: the workspace is out of reach at once', async () => {
+  it('sees a membership removed by another instance: the workspace is out of reach at once', async () => {
     const { ws, me } = await cachedMember();
     expect((await api.get('/parties', { token: me.token, query: { workspaceId: ws.id } })).status).toBe(200);
-    await other.sql('DELETE FROM workspace_members WHERE user_id = $1', [me.id]);
+    await otherInstance('DELETE FROM workspace_members WHERE user_id = $1', [me.id]);
     expectErrorBody(await api.get('/parties', { token: me.token, query: { workspaceId: ws.id } }), 403, 'FORBIDDEN');
+  });
+
+  it('sees an operator’s direct SQL (nobody waits for acknowledgements) within the notification delay', async () => {
+    const { me } = await cachedMember(['workspace.read']);
+    const list = async () => (await api.get('/workspaces', { token: me.token })).status;
+    expect(await list()).toBe(200);
+    await other.sql(`UPDATE users SET permissions = '{}' WHERE id = $1`, [me.id]);
+    await expect.poll(list, { timeout: 5_000, interval: 10 }).toBe(403);
   });
 
   it('lets a new workspace be used by its creator in the very next request (the membership is not cached stale)', async () => {
@@ -124,5 +160,95 @@ describe('auth session cache', () => {
     await expect.poll(() => sessionCache.isListening(), { timeout: 5_000 }).toBe(true);
     await other.sql(`UPDATE users SET permissions = '{workspace.read}' WHERE id = $1`, [me.id]);
     expect((await list()).status).toBe(200);
+  });
+});
+
+/** A LISTEN connection that looks like another instance's listener but answers acknowledgement requests only when told. */
+async function manualListener() {
+  const client = new pg.Client({ ...pgClientConfig(), application_name: 'manual listener (starting)' });
+  await client.connect();
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0].pid;
+  const requests: string[] = [];
+  client.on('notification', (m) => {
+    if (m.channel === 'auth_changed' && m.payload?.startsWith('ack?')) requests.push(m.payload);
+  });
+  await client.query('LISTEN auth_changed');
+  await client.query(`SET application_name = '${LISTENER_APPLICATION_NAME}'`);
+  return {
+    pid,
+    requests,
+    /** answers an `ack?<reply channel>:<token>` request as ChangeListener does */
+    answer: async (request: string) => {
+      const at = request.lastIndexOf(':');
+      await client.query('SELECT pg_notify($1, $2)', [request.slice(4, at), `${request.slice(at + 1)}:${pid}`]);
+    },
+    end: () => client.end(),
+  };
+}
+
+describe('auth writers wait for every listener (changeListener.acknowledgedEverywhere)', () => {
+  it('waits until a listener that has the request answers it', async () => {
+    const slow = await manualListener();
+    try {
+      let done = false;
+      const waiting = changeListener.acknowledgedEverywhere(30_000).then(() => (done = true));
+      await expect.poll(() => slow.requests.length, { timeout: 5_000 }).toBe(1);
+      await sleep(300); // this process's own listener has answered long since
+      expect(done).toBe(false);
+      await slow.answer(slow.requests[0]);
+      await waiting;
+      expect(done).toBe(true);
+    } finally {
+      await slow.end();
+    }
+  });
+
+  it('stops waiting for a listener whose connection ends', async () => {
+    const gone = await manualListener();
+    const warn = vi.spyOn(runtime().logger, 'warn');
+    try {
+      const waiting = changeListener.acknowledgedEverywhere(30_000);
+      await expect.poll(() => gone.requests.length, { timeout: 5_000 }).toBe(1);
+      await gone.end();
+      await waiting;
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  it('gives up on a listener that never answers after the bound, with a warning naming its pid', async () => {
+    const mute = await manualListener();
+    const warn = vi.spyOn(runtime().logger, 'warn');
+    try {
+      await changeListener.acknowledgedEverywhere(200);
+      expect(mute.requests).toHaveLength(1);
+      expect(warn).toHaveBeenCalledWith(
+        expect.objectContaining({ waitingFor: [mute.pid] }),
+        expect.stringMatching(/did not acknowledge/),
+      );
+    } finally {
+      warn.mockRestore();
+      await mute.end();
+    }
+  });
+
+  it('makes an API logout wait for the other instance’s listener before answering', async () => {
+    const { me } = await cachedMember();
+    const slow = await manualListener();
+    try {
+      let answered = false;
+      const logout = api.post('/auth/logout', undefined, { token: me.token }).then((r) => {
+        answered = true;
+        return r;
+      });
+      await expect.poll(() => slow.requests.length, { timeout: 5_000 }).toBe(1);
+      await sleep(300);
+      expect(answered).toBe(false);
+      await slow.answer(slow.requests[0]);
+      expect((await logout).status).toBe(200);
+    } finally {
+      await slow.end();
+    }
   });
 });

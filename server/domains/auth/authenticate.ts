@@ -36,6 +36,15 @@ export function sessionIsUsable(row: SessionRow | undefined): row is SessionRow 
   return !!row && row.is_active && !row.revoked_at && row.expires_at.getTime() > clock.now().getTime();
 }
 
+/** The actor of each kept session row, built once per row (rows are kept per session, see SessionCache). */
+const actors = new WeakMap<SessionRow, Actor>();
+
+function cachedActor(row: SessionRow, sessionId: string): Actor {
+  let actor = actors.get(row);
+  if (!actor || actor.sessionId !== sessionId) actors.set(row, (actor = actorFrom(row, sessionId)));
+  return actor;
+}
+
 export function actorFrom(row: SessionRow, sessionId: string): Actor {
   return {
     kind: 'USER',
@@ -62,7 +71,7 @@ export async function authenticateRequest(authorization: string | undefined): Pr
   if (!UUID_RE.test(claims.sub) || !UUID_RE.test(claims.sid)) throw unauthorized('Invalid or expired token');
   const row = await sessionCache.lookup(claims.sid, claims.sub, () => loadLiveSession(claims));
   if (!sessionIsUsable(row)) throw unauthorized('Session is no longer valid');
-  return actorFrom(row, claims.sid);
+  return cachedActor(row, claims.sid);
 }
 
 /** The caller of an express route: authenticated (401) and holding `permission` when one is named (403). */

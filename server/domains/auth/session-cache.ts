@@ -6,13 +6,21 @@ type Cached<T> = { value: T; userId: string; loadedAt: number };
 /**
  * Verified sessions (user, permissions, memberships) kept in memory for AUTH_CACHE_TTL_MS.
  * Correctness comes from invalidation, not from the TTL: database triggers announce every
- * change of a user, session or membership on `auth_changed` (migration 0008) and this process
- * evicts that user's sessions when the change commits (its own ORM writes evict at once, see
- * forget-on-write.ts). A notification reaches the other instances a little after the commit,
- * so before a kept session is served `changeListener.settled()` waits until every change
- * committed before the request has been applied: a logout or a removed permission on one
- * instance is refused by all of them from the next request on (tests/cross-cutting/hard/multi-instance.test.ts).
- * While the LISTEN connection is down, nothing is served from memory.
+ * change of a user, session or membership on `auth_changed` (migration 0008) and every
+ * process's LISTEN connection evicts that user's sessions when the notification arrives (its
+ * own ORM writes evict at once, see forget-on-write.ts).
+ *
+ * A kept session is served with no query and no wait: the cost of "at once everywhere" is paid
+ * by the rare writer instead. An instance that commits an auth change waits, before it answers
+ * its client, until every live listener of the database has acknowledged having received it
+ * (`changeListener.acknowledgedEverywhere()`, bounded at 2 s with a warning), so from the
+ * writer's answer on, a logout or a removed permission is refused by every instance
+ * (tests/cross-cutting/hard/multi-instance.test.ts). While this process's LISTEN connection is
+ * down nothing is served from memory, and on every (re)connection the cache starts empty.
+ *
+ * Changes made outside the service (SQL by an operator, a script) are announced by the same
+ * triggers but nobody waits for the acknowledgements: they reach the caches within the
+ * notification delay (normally a few milliseconds), not before the operator's next statement.
  */
 export class SessionCache<T> {
   private entries = new Map<string, Cached<T>>();
@@ -30,12 +38,8 @@ export class SessionCache<T> {
     const ttl = runtime().config.AUTH_CACHE_TTL_MS;
     if (ttl === 0 || !changeListener.isListening()) return load();
     const hit = this.entries.get(sessionId);
-    if (hit && hit.userId === userId && performance.now() - hit.loadedAt < ttl) {
-      // a change committed by another instance before this request may not have been delivered
-      // yet: wait until every change committed before now has reached this cache (as list totals do)
-      await changeListener.settled();
-      if (this.entries.get(sessionId) === hit && changeListener.isListening()) return hit.value;
-    }
+    // no barrier: a writer of an auth change answers only once every listener has evicted (see above)
+    if (hit && hit.userId === userId && performance.now() - hit.loadedAt < ttl) return hit.value;
     const generation = this.evictions;
     const value = await load();
     // a change announced while loading may not be in what was read: do not keep it
@@ -65,7 +69,7 @@ export class SessionCache<T> {
     this.entries.clear();
   }
 
-  /** Resolves once every change committed before the call has been applied to the cache (tests). */
+  /** Resolves once every change committed before the call has been applied to this process's cache (tests). */
   settled(): Promise<void> {
     return changeListener.settled();
   }

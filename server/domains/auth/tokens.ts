@@ -21,6 +21,16 @@ function signingKey(): KeyObject {
 
 export type TokenClaims = { sub: string; sid: string; iat: number; exp: number };
 
+/**
+ * Tokens whose signature, algorithm, issuer, audience and claims were checked already, under the
+ * key and settings they were checked with: the same token string (every request of a client
+ * carries the same one for 15 minutes) then needs only its expiry compared with the clock again.
+ * Bounded; emptied whole when full or when the key or settings change.
+ */
+const verified = new Map<string, TokenClaims>();
+const VERIFIED_MAX = 10_000;
+let verifiedUnder = '';
+
 export function signAccessToken(userId: string, sessionId: string): string {
   const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
   const iat = clock.nowSeconds();
@@ -37,6 +47,13 @@ export function signAccessToken(userId: string, sessionId: string): string {
  */
 export function verifyAccessToken(token: string, graceSeconds = 0): TokenClaims {
   const { JWT_ISSUER, JWT_AUDIENCE } = runtime().config;
+  const under = `${runtime().secrets.jwtSecret}\u0000${JWT_ISSUER}\u0000${JWT_AUDIENCE}`;
+  if (under !== verifiedUnder) {
+    verified.clear();
+    verifiedUnder = under;
+  }
+  const known = verified.get(token);
+  if (known) return live(known, graceSeconds);
   let payload: jwt.JwtPayload | string;
   try {
     payload = jwt.verify(token, signingKey(), {
@@ -59,12 +76,19 @@ export function verifyAccessToken(token: string, graceSeconds = 0): TokenClaims 
   ) {
     throw unauthorized('Invalid or expired token');
   }
-  // A token is live while now < exp; refresh also takes one whose exp passed at most `graceSeconds` ago.
+  const claims = live({ sub: payload.sub, sid: payload.sid, iat: payload.iat, exp: payload.exp }, graceSeconds);
+  if (verified.size >= VERIFIED_MAX) verified.clear();
+  verified.set(token, claims);
+  return claims;
+}
+
+/** A token is live while now < exp; refresh also takes one whose exp passed at most `graceSeconds` ago. */
+function live(claims: TokenClaims, graceSeconds: number): TokenClaims {
   const now = clock.nowSeconds();
-  if (graceSeconds === 0 ? now >= payload.exp : now > payload.exp + graceSeconds) {
+  if (graceSeconds === 0 ? now >= claims.exp : now > claims.exp + graceSeconds) {
     throw unauthorized('Invalid or expired token');
   }
-  return { sub: payload.sub, sid: payload.sid, iat: payload.iat, exp: payload.exp };
+  return claims;
 }
 
 export function bearerToken(header: string | undefined): string | undefined {

@@ -1,11 +1,10 @@
-import { QueryTypes } from 'sequelize';
-import { db } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { EntryDetail } from '../../../shared/contracts/entries.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentDocument, type DocumentRow } from '../documents/index.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
+import { preparedRows } from './raw-query.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type JsonTimes<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
@@ -27,10 +26,18 @@ const partyJson = (column: string) => `(SELECT json_build_object(
 
 /**
  * The entry with its items, payments, tags, documents and parties: one statement, one round
- * trip (the detail is the most requested read of the API).
+ * trip (the detail is the most requested read of the API), prepared once per connection.
+ * Whether the actor may see the entry is decided on the row it returns (workspace and
+ * project), so a 404 for an unseen entry costs no second round trip either. The entry's columns
+ * are named (no `e.*`): a prepared statement whose result columns change under it (a migration
+ * adding a column) would fail with "cached plan must not change result type" until reconnection.
  */
 const DETAIL_SQL = `
-SELECT e.*,
+SELECT
+  e.id, e.workspace_id, e.project_id, e.entry_source_id, e.entry_type, e.entry_status, e.status_reason,
+  e.base_currency, e.amount_cents, e.from_party_id, e.to_party_id, e.entry_date, e.description, e.reference,
+  e.is_reconciled, e.reconciled_at, e.reconciled_by, e.exclude_from_sync, e.is_complete, e.category_id,
+  e.created_by, e.created_at, e.updated_at, e.fx_rate, e.fx_rate_date, e.amount_base_cents,
   COALESCE((SELECT json_agg(json_build_object(
       'id', i.id, 'description', i.description, 'quantity', i.quantity::float8, 'unitAmountCents', i.unit_amount_cents,
       'amountCents', i.amount_cents, 'categoryId', i.category_id) ORDER BY i.position)
@@ -45,7 +52,7 @@ SELECT e.*,
     AS detail_documents,
   ${partyJson('from_party_id')} AS detail_from_party,
   ${partyJson('to_party_id')} AS detail_to_party
-FROM entries e WHERE e.id = :id`;
+FROM entries e WHERE e.id = $1`;
 
 const iso = (text: string) => new Date(text).toISOString();
 
@@ -55,7 +62,7 @@ function presentPartyJson(p: PartyJson | null): PartyObject | null {
 
 /** The entry detail of CONTRACT §5 for an actor who may see the entry, or 404. */
 export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
-  const [row] = await db().query<DetailRow>(DETAIL_SQL, { replacements: { id }, type: QueryTypes.SELECT });
+  const [row] = await preparedRows<DetailRow>('entry-detail-v1', DETAIL_SQL, [id]);
   if (!row) throw notFound('Entry');
   scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
   return {
