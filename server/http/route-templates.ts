@@ -5,38 +5,61 @@ import { appRouter } from '../trpc/router.js';
 /** The label of a request that matches no known route (keeps label values bounded). */
 export const UNMATCHED = 'unmatched';
 
-type Template = { path: string; pattern: RegExp; literals: number };
+/** A segment tree of the documented paths of one method: literal segments before `{param}` ones. */
+type Node = { literals: Map<string, Node>; param?: Node; template?: string };
 
 /** Routes that are neither in openapi.json nor tRPC procedures. */
 const OPERATIONAL_PREFIXES: readonly [prefix: string, label: string][] = [['/docs/assets/', '/docs/assets/*']];
 
-let templatesByMethod: Map<string, Template[]> | undefined;
+let treesByMethod: Map<string, Node> | undefined;
 let procedures: Set<string> | undefined;
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const newNode = (): Node => ({ literals: new Map() });
+
+function insert(root: Node, path: string): void {
+  let node = root;
+  for (const segment of path.split('/').filter(Boolean)) {
+    if (/^\{[^}]+\}$/.test(segment)) node = node.param ??= newNode();
+    else {
+      const next = node.literals.get(segment) ?? newNode();
+      node.literals.set(segment, next);
+      node = next;
+    }
+  }
+  node.template = path;
 }
 
-function compile(path: string): Template {
-  const segments = path.split('/').filter(Boolean);
-  const source = segments.map((s) => (/^\{[^}]+\}$/.test(s) ? '[^/]+' : escapeRegExp(s))).join('/');
-  return { path, pattern: new RegExp(`^/${source}/?$`), literals: segments.filter((s) => !s.startsWith('{')).length };
-}
-
-/** Every documented operation (tRPC-OpenAPI procedures and express routes alike), most literal first. */
-function templates(method: string): Template[] {
-  if (!templatesByMethod) {
-    templatesByMethod = new Map();
+/** Every documented operation (tRPC-OpenAPI procedures and express routes alike), one tree per method. */
+function tree(method: string): Node | undefined {
+  if (!treesByMethod) {
+    treesByMethod = new Map();
     for (const [path, item] of Object.entries(buildOpenApiDocument().paths ?? {})) {
       for (const m of Object.keys(item ?? {})) {
-        const list = templatesByMethod.get(m.toUpperCase()) ?? [];
-        list.push(compile(path));
-        templatesByMethod.set(m.toUpperCase(), list);
+        const key = m.toUpperCase();
+        const root = treesByMethod.get(key) ?? newNode();
+        treesByMethod.set(key, root);
+        insert(root, path);
       }
     }
-    for (const list of templatesByMethod.values()) list.sort((a, b) => b.literals - a.literals);
   }
-  return templatesByMethod.get(method) ?? [];
+  return treesByMethod.get(method);
+}
+
+/** The template matching `segments[i..]` below `node`: a literal segment wins over a parameter (`/rules/preview` over `/rules/{id}`). */
+function match(node: Node, segments: string[], i: number): string | undefined {
+  if (i === segments.length) return node.template;
+  const literal = node.literals.get(segments[i]);
+  const viaLiteral = literal && match(literal, segments, i + 1);
+  if (viaLiteral) return viaLiteral;
+  return node.param && segments[i] !== '' ? match(node.param, segments, i + 1) : undefined;
+}
+
+/** The documented template of a path (one optional trailing slash), or undefined. */
+export function documentedTemplate(method: string, path: string): string | undefined {
+  const root = tree(method);
+  if (!root || !path.startsWith('/')) return undefined;
+  const inner = path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
+  return match(root, inner === '' ? [] : inner.split('/'), 0);
 }
 
 function trpcLabel(path: string): string {
@@ -53,7 +76,8 @@ function trpcLabel(path: string): string {
  */
 export function routeTemplateOf(req: Request, path: string): string {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
-  for (const t of templates(method)) if (t.pattern.test(path)) return t.path;
+  const documented = documentedTemplate(method, path);
+  if (documented) return documented;
   if (path.startsWith('/trpc/')) {
     try {
       return trpcLabel(path);
