@@ -14,7 +14,7 @@ const RULES = 100;
 const BATCH = 1000;
 const MIN_RATIO = 1 / 1.2;
 
-type Side = { workspaceId: number; projectId: number; apiKey: string };
+export type Side = { workspaceId: number; projectId: number; apiKey: string };
 
 async function call(c: BenchContext, method: string, path: string, body: unknown): Promise<any> {
   const res = await fetch(`${c.server.base}${path}`, {
@@ -70,7 +70,7 @@ async function createRules(c: BenchContext, ws: { workspaceId: number; projectId
 }
 
 /** A fresh workspace (with the bench user as a member), its rules when asked, and an integration for ingest. */
-async function side(c: BenchContext, withRules: boolean): Promise<Side> {
+export async function side(c: BenchContext, withRules: boolean): Promise<Side> {
   const me = (await (await fetch(`${c.server.base}/auth/me`, { headers: { authorization: `Bearer ${c.token}` } })).json()) as {
     id: string;
   };

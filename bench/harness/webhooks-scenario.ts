@@ -16,7 +16,7 @@ import type { ResultRow } from './table.js';
 const CONNECTIONS = 10;
 
 /** A receiver that answers 200 at once and counts what it got. */
-async function startReceiver(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
+export async function startReceiver(): Promise<{ url: string; count: () => number; close: () => Promise<void> }> {
   let count = 0;
   const server = http.createServer((req, res) => {
     req.resume();
@@ -38,7 +38,7 @@ async function startReceiver(): Promise<{ url: string; count: () => number; clos
   };
 }
 
-async function api(c: BenchContext, method: string, path: string, body?: unknown): Promise<any> {
+export async function api(c: BenchContext, method: string, path: string, body?: unknown): Promise<any> {
   const res = await fetch(`${c.server.base}${path}`, {
     method,
     headers: { 'Content-Type': 'application/json', authorization: `Bearer ${c.token}` },
@@ -76,7 +76,7 @@ async function pendingDeliveries(client: pg.Client, workspaceId: number): Promis
   return rows[0].n;
 }
 
-async function drained(client: pg.Client, workspaceId: number, timeoutMs = 120_000): Promise<void> {
+export async function drained(client: pg.Client, workspaceId: number, timeoutMs = 120_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while ((await pendingDeliveries(client, workspaceId)) > 0) {
     if (Date.now() > until) throw new Error('webhook deliveries did not drain');

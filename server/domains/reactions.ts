@@ -4,7 +4,7 @@ import { reviewReactions, syncReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
-import { valuate } from './fx/index.js';
+import { valuate, valuationSql } from './fx/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -23,11 +23,24 @@ export function wireDomainReactions(): void {
       // rules (CONTRACT §16): the drafts as the workspace's rules for the trigger leave them; RULE_APPLIED once inserted
       return ruleReactions.prepareNewEntries(tx, workspaceId, trigger, drafts, context);
     },
-    async entriesCreated(tx, created, actor, derived) {
+    async entriesCreated(tx, created, actor, derived, soFar = {}) {
       // webhooks: entry.created (entry.refunded / reimbursed / corrected for a derived entry), as inserted
-      await entryEvents.created(tx, created, derived);
-      // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW)
+      // (unless the insert wrote them already: createdOutbox)
+      if (!soFar.published) await entryEvents.created(tx, created, derived);
+      // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW);
+      // skipped when the create found no such connection (newEntrySql.reviewsDue)
+      if (soFar.reviewsDue === false) return false;
       return reviewReactions.queueForNewEntries(tx, created, actor);
+    },
+    newEntrySql: {
+      // fx: the new entry's valuation (CONTRACT §17), in the create's first statement
+      valuation: valuationSql,
+      // accounting/reviews: whether queueForNewEntries would queue it (the connections it joins)
+      reviewsDue: reviewReactions.dueSql,
+    },
+    createdOutbox(created, derived) {
+      // webhooks: the events of entryEvents.created, written by the insert of the entry itself
+      return entryEvents.createdOutbox(created, derived);
     },
     async entryEdited(tx, before, after, actor) {
       // webhooks: entry.updated

@@ -1,10 +1,11 @@
 /** The accounting domain's public surface for other domains (DESIGN §2). */
-import { cancelOpenReviews, queueReviewsForNewEntries, requeueAfterEdit } from './reviews/review-queue.js';
+import { cancelOpenReviews, queueReviewsForNewEntries, requeueAfterEdit, reviewsDueSql } from './reviews/review-queue.js';
 import { markSyncsStale } from './sync/stale-on-change.js';
 
 /** What reviews do when the ledger core changes an entry (wired in server/domains/reactions.ts). */
 export const reviewReactions = {
   queueForNewEntries: queueReviewsForNewEntries,
+  dueSql: reviewsDueSql,
   requeueAfterEdit,
   cancelOpenReviews,
 };

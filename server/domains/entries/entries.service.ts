@@ -8,15 +8,30 @@ import { byUser } from './events.js';
 import { createEntryRow } from './core/create.js';
 import { editEntryRow, setEntryTagsRow, setReconciledRow } from './core/change.js';
 
+/**
+ * The workspace of each project this process has looked up: a project never moves to another workspace
+ * (nothing updates projects.workspace_id) and is never deleted, so a hit is always right — and the insert's
+ * foreign key (project_id, workspace_id) checks the pair again. Bounded: emptied when full.
+ */
+const workspaceOfProject = new Map<number, number>();
+const PROJECTS_KEPT = 50_000;
+
 /** The project, or 404 when the actor cannot see it. */
 async function projectForActor(actor: Actor, projectId: number, tx: Transaction) {
-  const [project] = await db().query<{ id: number; workspace_id: number }>('SELECT id, workspace_id FROM projects WHERE id = :id', {
-    replacements: { id: projectId },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  if (!project || !scope.canSeeProjectObject(actor, project.workspace_id, project.id)) throw notFound('Project');
-  return project;
+  let workspaceId = workspaceOfProject.get(projectId);
+  if (workspaceId === undefined) {
+    const [project] = await db().query<{ id: number; workspace_id: number }>('SELECT id, workspace_id FROM projects WHERE id = :id', {
+      replacements: { id: projectId },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+    if (project) {
+      if (workspaceOfProject.size >= PROJECTS_KEPT) workspaceOfProject.clear();
+      workspaceOfProject.set(projectId, (workspaceId = project.workspace_id));
+    }
+  }
+  if (workspaceId === undefined || !scope.canSeeProjectObject(actor, workspaceId, projectId)) throw notFound('Project');
+  return { id: projectId, workspace_id: workspaceId };
 }
 
 export async function createEntry(actor: Actor, input: CreateEntryInput): Promise<EntryObject> {

@@ -5,6 +5,7 @@ import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
 import type { EntryValuation } from './core/reactions.js';
+import { preparedQuery } from './core/raw-sql.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -39,31 +40,36 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
 
 /**
  * The entry with its items, payments, tags and ENTRY_CREATED event, in one statement (a new
- * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked).
+ * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked), and
+ * with `outbox` its outbound events (CTEs of webhooks' outbox over parameter $24). Bind parameters
+ * with explicit types, run as a named statement (parsed and planned once per connection).
  */
-const INSERT_ENTRY_SQL = `
+const insertEntrySql = (outbox?: (events: string, now: string) => string) => `
 WITH entry AS (
   INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
                        from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, category_id, created_by, created_at,
                        updated_at, fx_rate, fx_rate_date, amount_base_cents)
-  VALUES (:id, :ws, :projectId, :sourceId, :type, 'PENDING', :currency, :amount, :fromParty, :toParty, :date, :description,
-          :reference, :exclude, :categoryId, :createdBy, :now, :now, :fxRate, CAST(:fxRateDate AS date), CAST(:baseCents AS bigint))
+  VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
+          $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint)
   RETURNING *
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
-  SELECT :id, :ws, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
-    FROM jsonb_to_recordset(CAST(:items AS jsonb))
+  SELECT $1::bigint, $2::int, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
+    FROM jsonb_to_recordset($20::jsonb)
       AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)
 ), payments AS (
   INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
-  SELECT :id, :ws, t.transaction_date, t.amount_cents, t.method, t.external_ref
-    FROM jsonb_to_recordset(CAST(:payments AS jsonb)) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
+  SELECT $1::bigint, $2::int, t.transaction_date, t.amount_cents, t.method, t.external_ref
+    FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
 ), tags AS (
-  INSERT INTO entry_tags (entry_id, tag_id, workspace_id) SELECT :id, tag_id, :ws FROM unnest(CAST(:tagIds AS int[])) AS tag_id
+  INSERT INTO entry_tags (entry_id, tag_id, workspace_id) SELECT $1::bigint, tag_id, $2::int FROM unnest($22::int[]) AS tag_id
 ), event AS (
-  ${insertEventsSql(':event')}
-)
+  ${insertEventsSql('$23')}
+)${outbox ? `, ${outbox('$24', '$16::timestamptz')}` : ''}
 SELECT * FROM entry`;
+
+/** The outbound events of the new entry, written by its insert (see EntryReactions.createdOutbox). */
+export type InsertOutbox = { json: string; ctes: (events: string, now: string) => string };
 
 /** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here: core/create.ts holds them. */
 export async function insertEntry(
@@ -73,8 +79,9 @@ export async function insertEntry(
   eventData: Record<string, unknown> = {},
   /** events chained after ENTRY_CREATED in the same statement (RULE_APPLIED of the rules that ran on it) */
   following: { kind: EventKind; data: Record<string, unknown> }[] = [],
+  opts: { now?: Date; outbox?: InsertOutbox } = {},
 ): Promise<EntryRow> {
-  const now = clock.now();
+  const now = opts.now ?? clock.now();
   const id = e.id ?? (await nextEntryId(tx));
   const event = chainedEvent(
     undefined,
@@ -94,53 +101,55 @@ export async function insertEntry(
   const chain = [event];
   for (const f of following)
     chain.push(chainedEvent(chain[chain.length - 1], { id, workspace_id: e.workspaceId }, f.kind, f.data, actor, event.created_at));
-  const [row] = await db().query<EntryRow>(INSERT_ENTRY_SQL, {
-    replacements: {
-      id,
-      ws: e.workspaceId,
-      projectId: e.projectId,
-      sourceId: e.entrySourceId,
-      type: e.entryType,
-      currency: e.baseCurrency,
-      amount: e.amountCents,
-      fromParty: e.fromPartyId ?? null,
-      toParty: e.toPartyId ?? null,
-      date: e.entryDate,
-      description: e.description ?? null,
-      reference: e.reference ?? null,
-      exclude: e.excludeFromSync ?? false,
-      categoryId: e.categoryId ?? null,
-      createdBy: e.createdBy,
-      now,
-      fxRate: e.valuation?.fxRate ?? null,
-      fxRateDate: e.valuation?.fxRateDate ?? null,
-      baseCents: e.valuation?.amountBaseCents ?? null,
-      items: JSON.stringify(
-        (e.items ?? []).map((it, position) => ({
-          position,
-          description: it.description,
-          quantity: it.quantity,
-          unit_amount_cents: it.unitAmountCents,
-          amount_cents: it.amountCents,
-          category_id: it.categoryId ?? null,
-        })),
-      ),
-      payments: JSON.stringify(
-        (e.transactions ?? []).map((p) => ({
-          transaction_date: p.transactionDate,
-          amount_cents: p.amountCents,
-          method: p.method ?? null,
-          external_ref: p.externalRef ?? null,
-        })),
-      ),
-      tagIds: `{${[...new Set(e.tagIds ?? [])].join(',')}}`,
-      event: JSON.stringify(chain),
-    },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const values: unknown[] = [
+    id,
+    e.workspaceId,
+    e.projectId,
+    e.entrySourceId,
+    e.entryType,
+    e.baseCurrency,
+    e.amountCents,
+    e.fromPartyId ?? null,
+    e.toPartyId ?? null,
+    e.entryDate,
+    e.description ?? null,
+    e.reference ?? null,
+    e.excludeFromSync ?? false,
+    e.categoryId ?? null,
+    e.createdBy,
+    now,
+    e.valuation?.fxRate ?? null,
+    e.valuation?.fxRateDate ?? null,
+    e.valuation?.amountBaseCents ?? null,
+    JSON.stringify(
+      (e.items ?? []).map((it, position) => ({
+        position,
+        description: it.description,
+        quantity: it.quantity,
+        unit_amount_cents: it.unitAmountCents,
+        amount_cents: it.amountCents,
+        category_id: it.categoryId ?? null,
+      })),
+    ),
+    JSON.stringify(
+      (e.transactions ?? []).map((p) => ({
+        transaction_date: p.transactionDate,
+        amount_cents: p.amountCents,
+        method: p.method ?? null,
+        external_ref: p.externalRef ?? null,
+      })),
+    ),
+    [...new Set(e.tagIds ?? [])],
+    JSON.stringify(chain),
+  ];
+  if (opts.outbox) values.push(opts.outbox.json);
+  const name = opts.outbox ? 'entries_insert_with_outbox' : 'entries_insert';
+  const [row] = await preparedQuery<EntryRow>(tx, name, (statements[name] ??= insertEntrySql(opts.outbox?.ctes)), values);
   return row;
 }
+
+/** The text of each named statement, built once (a name must always carry the same text). */
+const statements: Partial<Record<'entries_insert' | 'entries_insert_with_outbox', string>> = {};
 
 export async function setEntryTags(tx: Transaction, entry: { id: number; workspace_id: number }, tagIds: number[]): Promise<void> {
   await db().query('DELETE FROM entry_tags WHERE entry_id = :id', { replacements: { id: entry.id }, transaction: tx });

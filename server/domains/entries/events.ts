@@ -4,6 +4,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { Actor } from '../../lib/scope.js';
 import type { EventObject } from '../../../shared/contracts/entries.js';
+import { preparedQuery } from './core/raw-sql.js';
 
 export type EventActor = { actorType: 'USER' | 'INTEGRATION' | 'WEBHOOK' | 'SYSTEM'; actorId: string | null };
 export const byUser = (actor: Actor): EventActor => ({ actorType: 'USER', actorId: actor.userId });
@@ -67,8 +68,9 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-function hashEvent(prevHash: string | null, e: Omit<EventObject, 'prevHash' | 'hash'>): string {
-  const body = canonicalJson({
+/** What an event's hash covers besides the previous hash. */
+function eventBody(e: Omit<EventObject, 'prevHash' | 'hash'>): string {
+  return canonicalJson({
     id: e.id,
     entryId: e.entryId,
     kind: e.kind,
@@ -77,6 +79,10 @@ function hashEvent(prevHash: string | null, e: Omit<EventObject, 'prevHash' | 'h
     data: e.data,
     createdAt: e.createdAt,
   });
+}
+
+function hashEvent(prevHash: string | null, e: Omit<EventObject, 'prevHash' | 'hash'>): string {
+  const body = eventBody(e);
   return createHash('sha256')
     .update(`${prevHash ?? ''}\n${body}`)
     .digest('hex');
@@ -165,6 +171,7 @@ export async function recordEvents(
   opts: { newEntries?: boolean } = {},
 ): Promise<void> {
   if (events.length === 0) return;
+  if (!opts.newEntries && new Set(events.map((e) => e.entry.id)).size === events.length) return appendOnePerEntry(tx, events, actor);
   const tails = opts.newEntries
     ? []
     : await db().query<{ id: number; seq: number | null; hash: string | null }>(
@@ -181,6 +188,57 @@ export async function recordEvents(
     return row;
   });
   await db().query(insertEventsSql('$1'), { bind: [JSON.stringify(rows)], transaction: tx });
+}
+
+/**
+ * recordEvents for at most one event per entry in ONE statement: the entries are locked and each chain's tail is
+ * read by the statement that appends, and the hash is computed by PostgreSQL from the canonical body hashed here
+ * the same way (sha256 of `prevHash \n body`, UTF-8, hex). The callers hold the entry's lock already (lockEntry)
+ * or take it here; an entry's events are appended only under its lock, so the tail read is the last one.
+ */
+const APPEND_SQL = `
+  WITH given AS (
+    SELECT r.* FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, entry_id bigint, workspace_id int, kind text, actor_type text,
+           actor_id text, data jsonb, created_at timestamptz, body text)
+  ), tails AS (
+    SELECT e.id, last.seq, last.hash FROM entries e
+      LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events WHERE entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
+     WHERE e.id IN (SELECT entry_id FROM given) ORDER BY e.id FOR UPDATE OF e
+  )
+  INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
+  SELECT g.id, g.entry_id, g.workspace_id, COALESCE(t.seq, 0) + 1, g.kind, g.actor_type, g.actor_id, g.data, g.created_at, t.hash,
+         encode(sha256(convert_to(COALESCE(t.hash, '') || E'\\n' || g.body, 'UTF8')), 'hex')
+    FROM given g JOIN tails t ON t.id = g.entry_id`;
+
+async function appendOnePerEntry(
+  tx: Transaction,
+  events: { entry: { id: number; workspace_id: number }; kind: EventKind; data: Record<string, unknown> }[],
+  actor: EventActor,
+): Promise<void> {
+  const createdAt = clock.now().toISOString();
+  const rows = events.map(({ entry, kind, data }) => {
+    const event = {
+      id: randomUUID(),
+      entryId: entry.id,
+      kind,
+      actorType: actor.actorType,
+      actorId: actor.actorId,
+      data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+      createdAt,
+    };
+    return {
+      id: event.id,
+      entry_id: entry.id,
+      workspace_id: entry.workspace_id,
+      kind,
+      actor_type: actor.actorType,
+      actor_id: actor.actorId,
+      data: event.data,
+      created_at: createdAt,
+      body: eventBody(event),
+    };
+  });
+  await preparedQuery(tx, 'entry_events_append', APPEND_SQL, [JSON.stringify(rows)]);
 }
 
 const presentEvent = (r: EventRow): EventObject => ({

@@ -4,7 +4,7 @@
  * valuate(tx, workspaceId, [{currency, entryDate, amountCents}]) → [{fxRate, fxRateDate, amountBaseCents}]
  * — the valuation of new or edited entries, in input order, one statement per batch.
  */
-export { valuate, NO_RATE, type ValuationRequest, type EntryValuation } from './valuation.js';
+export { valuate, valuationSql, NO_RATE, type ValuationRequest, type EntryValuation } from './valuation.js';
 export { fxRouter } from './fx.router.js';
 export { fxRoutes } from './import.http.js';
 // for the demo seed (server/seed/demo-fx.ts)

@@ -58,3 +58,16 @@ export async function valuate(
     r.fx_rate === null ? NO_RATE : { fxRate: r.fx_rate, fxRateDate: r.fx_rate_date, amountBaseCents: r.amount_base_cents },
   );
 }
+
+/**
+ * The same valuation for ONE entry as SQL (the ledger core folds it into the first statement of a create):
+ * a subquery of at most one row (fx_rate text, fx_rate_date date, amount_base_cents bigint); no row without a
+ * rate. `ws`, `currency`, `entryDate` and `amount` are SQL expressions of the caller's statement.
+ */
+export function valuationSql(ws: string, currency: string, entryDate: string, amount: string): string {
+  const maxAge = String(Math.trunc(runtime().config.FX_MAX_RATE_AGE_DAYS));
+  return `(SELECT ${rateTextSql('r.rate')} AS fx_rate, r.rate_date AS fx_rate_date,
+                  ${baseCentsSql(amount, 'r.rate', currency, 'w.base')} AS amount_base_cents
+             FROM (SELECT base_currency::text AS base FROM workspaces WHERE id = ${ws}) w
+            CROSS JOIN LATERAL ${chosenRateSql(ws, 'w.base', currency, entryDate, maxAge)} r)`;
+}

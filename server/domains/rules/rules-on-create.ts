@@ -56,6 +56,7 @@ export async function prepareNewEntries(
     drafts: evaluations.map((e) => e.draft),
     events: evaluations.map((e) => e.applied.map((data) => ({ kind: 'RULE_APPLIED' as const, data }))),
     afterInsert: (tx2, rows, actor) => requestDocuments(tx2, evaluations, rows, actor),
+    changesAfterInsert: evaluations.some((e) => e.documentRequests.length > 0),
   };
 }
 

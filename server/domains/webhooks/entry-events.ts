@@ -1,6 +1,6 @@
 import type { Transaction } from '../../db/database.js';
 import { presentEntry, type DerivedEntry, type EntryRow } from '../entries/index.js';
-import { publish, publishMany, type PublishedEventType } from './outbox.js';
+import { outboxCtesSql, outboxRows, publish, publishMany, type PublishedEventType } from './outbox.js';
 
 /**
  * The outbound events of entry changes (CONTRACT §15), answered from the ledger core's one
@@ -22,19 +22,23 @@ const event = (type: PublishedEventType, row: EntryRow, data?: Record<string, un
   data,
 });
 
+/** entry.created, or the derived entry's own type (object: the new entry, with `data.originalEntryId`). */
+const createdEvents = (rows: EntryRow[], derived?: DerivedEntry) =>
+  derived
+    ? rows.map((r) => event(DERIVED_TYPE[derived.linkType], r, { originalEntryId: derived.originalEntryId }))
+    : rows.map((r) => event('entry.created', r));
+
 export const entryEvents = {
   /** New entries (one statement for an ingest batch). */
   async created(tx: Transaction, rows: EntryRow[], derived?: DerivedEntry): Promise<void> {
-    if (derived)
-      await publishMany(
-        tx,
-        rows.map((r) => event(DERIVED_TYPE[derived.linkType], r, { originalEntryId: derived.originalEntryId })),
-      );
-    else
-      await publishMany(
-        tx,
-        rows.map((r) => event('entry.created', r)),
-      );
+    await publishMany(tx, createdEvents(rows, derived));
+  },
+  /**
+   * The same events as CTEs of the ledger core's insert of the entry (one round trip less): the outbox CTEs over
+   * parameter `events` (bind `json` to it) and `now`.
+   */
+  createdOutbox(rows: EntryRow[], derived?: DerivedEntry): { json: string; ctes: (events: string, now: string) => string } {
+    return { json: outboxRows(createdEvents(rows, derived)).json, ctes: outboxCtesSql };
   },
   /** Fields or tags changed. */
   async updated(tx: Transaction, after: EntryRow): Promise<void> {

@@ -50,6 +50,16 @@ async function moveUnderReview(tx: Transaction, entryIds: number[], actor: Event
 }
 
 /**
+ * SQL (boolean) for the ledger core's create statement: whether a new entry of workspace `ws` in project `project`
+ * (SQL expressions) gets a review from queueReviewsForNewEntries — the connections that statement joins.
+ * False spares a create the queueing statement.
+ */
+export const reviewsDueSql = (ws: string, project: string) =>
+  `EXISTS (SELECT 1 FROM accounting_connections c
+            WHERE c.workspace_id = ${ws} AND c.is_active AND c.require_review
+              AND (cardinality(c.project_ids) = 0 OR ${project} = ANY (c.project_ids)))`;
+
+/**
  * On new entries (server/domains/reactions.ts): a QUEUED review for every active connection that requires review and
  * covers the new entry's project (`projectIds` empty = every project), in one statement.
  */

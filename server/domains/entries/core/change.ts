@@ -3,7 +3,8 @@ import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
-import { assertPeriodsOpen, closedPeriodAt } from '../../periods/index.js';
+import { closedPeriodAt } from '../../periods/index.js';
+import { assertPeriodsOpenAt } from './period-check.js';
 import { updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
@@ -72,7 +73,7 @@ export async function editEntryRow(
   eventData: Record<string, unknown> = {},
 ): Promise<EntryRow | null> {
   assertNotFrozen(row, 'edited');
-  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
+  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
   const { changes, columns } = diffEdit(row, edit);
   if (Object.keys(changes).length === 0) return null;
   await assertReferences(tx, row.workspace_id, {
@@ -138,7 +139,7 @@ export async function moveEntryStatus(
   source: TransitionSource = 'USER',
 ): Promise<EntryRow> {
   if (!canMove(source, row.entry_status, to)) throw conflict(`An entry cannot move from ${row.entry_status} to ${to}`);
-  if (to === 'VOIDED') await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  if (to === 'VOIDED') await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
   // a person's status change is STATUS_CHANGED whatever the target; a provider's void is VOIDED
   return writeStatus(tx, row, to, reason, actor, source !== 'USER' && to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED');
 }
@@ -146,7 +147,7 @@ export async function moveEntryStatus(
 /** A void (CONTRACT §5 void, and the original of a correction): 409 when frozen or in a closed period. */
 export async function voidEntryRow(tx: Transaction, row: EntryRow, reason: string, actor: EventActor): Promise<EntryRow> {
   assertNotFrozen(row, 'voided');
-  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
   return writeStatus(tx, row, 'VOIDED', reason, actor, 'VOIDED');
 }
 
@@ -176,7 +177,7 @@ async function writeStatus(
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
 export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: number[], actor: EventActor): Promise<EntryRow> {
   assertNotFrozen(row, 'retagged');
-  await assertPeriodsOpen(tx, row.workspace_id, [row.entry_date]);
+  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
   await assertReferences(tx, row.workspace_id, { tagIds });
   const before = await tagIdsOf(tx, row.id);
   const after = [...new Set(tagIds)].sort((a, b) => a - b);

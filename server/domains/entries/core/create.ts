@@ -1,30 +1,107 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
-import { conflict } from '../../../lib/errors.js';
+import { clock } from '../../../lib/clock.js';
+import { badRequest, conflict } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
-import { closedPeriodNameSql, sharedPeriodLockSql } from '../../periods/index.js';
-import type { EntryRow } from '../entry-rows.js';
+import { presentEntry, type EntryRow } from '../entry-rows.js';
 import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
-import { recordEvent, type EventActor } from '../events.js';
-import { assertReferences, manualSourceId } from '../references.js';
+import { canonicalJson, recordEvent, type EventActor } from '../events.js';
+import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
-import { reactions, type CreateTrigger, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
+import { preparedQuery } from './raw-sql.js';
+import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
 /** How the entry is created: `trigger` runs the rules of CONTRACT §16 on it (none for derived entries). */
 export type CreateOptions = { trigger?: CreateTrigger; bankCounterparty?: string | null };
 export type DerivedFrom = { linkType: LinkType; original: EntryRow; eventData: Record<string, unknown> };
 
-/** After the shared period lock: the closed period at `date`, the workspace's MANUAL source and an id for the new entry. */
-async function prepare(tx: Transaction, workspaceId: number, date: string) {
-  await db().query(`SELECT ${sharedPeriodLockSql(':ws')}`, { replacements: { ws: workspaceId }, transaction: tx });
-  const [row] = await db().query<{ closed_period: string | null; manual_source_id: number | null; entry_id: number }>(
-    `SELECT ${closedPeriodNameSql(':ws', ':date')} AS closed_period,
-            (SELECT id FROM entry_sources WHERE workspace_id = :ws AND kind = 'MANUAL') AS manual_source_id,
-            nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id`,
-    { replacements: { ws: workspaceId, date }, type: QueryTypes.SELECT, transaction: tx },
-  );
-  if (row.closed_period !== null) throw conflict(`${date} is in the closed accounting period "${row.closed_period}"`);
+type Prepared = {
+  closed_period: string | null;
+  manual_source_id: number | null;
+  entry_id: number;
+  projects: number[];
+  parties: number[];
+  tags: number[];
+  sources: number[];
+  categories: string[];
+  fx_rate: string | null;
+  fx_rate_date: string | null;
+  amount_base_cents: number | null;
+  reviews_due: boolean;
+};
+
+/**
+ * ONE statement before the insert: the shared period lock and the closed period at the date (migration 0019's
+ * function, whose check runs with a snapshot taken after the lock), the workspace's MANUAL source, an id for
+ * the new entry, which of the named references are usable ids of the workspace, the valuation (fx) and
+ * whether a connection will queue the entry for review (accounting). $1 ws, $2 date, $3 currency, $4 amount,
+ * $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check.
+ */
+let prepareText: string | undefined;
+const prepareSql = () =>
+  (prepareText ??= `
+  SELECT entry_write_closed_period($1::int, $2::date) AS closed_period,
+         (SELECT id FROM entry_sources WHERE workspace_id = $1::int AND kind = 'MANUAL') AS manual_source_id,
+         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
+         ARRAY(SELECT id FROM projects WHERE workspace_id = $1::int AND id = ANY ($6::int[])) AS projects,
+         ARRAY(SELECT id FROM parties WHERE workspace_id = $1::int AND id = ANY ($7::int[])) AS parties,
+         ARRAY(SELECT id FROM tags WHERE workspace_id = $1::int AND id = ANY ($8::int[]) AND archived_at IS NULL) AS tags,
+         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
+         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
+         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
+         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
+
+type References = {
+  projectIds?: (number | null | undefined)[];
+  partyIds?: (number | null | undefined)[];
+  tagIds?: number[];
+  entrySourceId?: number;
+  categoryIds?: (string | null | undefined)[];
+};
+const numbers = (ids: (number | null | undefined)[] = []) => [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
+const strings = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+
+/** 400 for the first reference of `refs` that `found` does not hold (the order and messages of assertReferences). */
+function assertFound(found: Prepared, refs: References): void {
+  const projects = new Set(found.projects.map(Number));
+  const missingProject = numbers(refs.projectIds).find((id) => !projects.has(id));
+  if (missingProject !== undefined) throw badRequest(`Project ${missingProject} is not a project of this workspace`);
+  const parties = new Set(found.parties.map(Number));
+  const missingParty = numbers(refs.partyIds).find((id) => !parties.has(id));
+  if (missingParty !== undefined) throw badRequest(`Party ${missingParty} is not a party of this workspace`);
+  const tags = new Set(found.tags.map(Number));
+  const missingTag = [...new Set(refs.tagIds ?? [])].find((id) => !tags.has(id));
+  if (missingTag !== undefined) throw badRequest(`Tag ${missingTag} is not a tag of this workspace`);
+  if (refs.entrySourceId !== undefined && !found.sources.map(Number).includes(refs.entrySourceId))
+    throw badRequest(`Entry source ${refs.entrySourceId} is not a source of this workspace`);
+  const categories = new Set(found.categories.map((id) => id.toLowerCase()));
+  const missingCategory = strings(refs.categoryIds).find((id) => !categories.has(id.toLowerCase()));
+  if (missingCategory !== undefined) throw badRequest(`Category ${missingCategory} is not an active category of this workspace`);
+}
+
+/**
+ * The checks and look-ups before the insert, in one round trip (see prepareSql): 409 when the date is in a
+ * closed period, then 400 for a reference the caller gave, then for one the rules added.
+ */
+async function prepare(tx: Transaction, given: EntryDraft, draft: EntryDraft, checks: References[]): Promise<Prepared> {
+  const all = <T>(pick: (r: References) => T[] | undefined): T[] => checks.flatMap((r) => pick(r) ?? []);
+  const [row] = await preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareSql(), [
+    given.workspaceId,
+    given.entryDate,
+    draft.baseCurrency,
+    draft.amountCents,
+    draft.projectId,
+    numbers(all((r) => r.projectIds)),
+    numbers(all((r) => r.partyIds)),
+    numbers(all((r) => r.tagIds)),
+    numbers(all((r) => (r.entrySourceId === undefined ? [] : [r.entrySourceId]))),
+    strings(all((r) => r.categoryIds)),
+  ]);
+  if (row.closed_period !== null) throw conflict(`${given.entryDate} is in the closed accounting period "${row.closed_period}"`);
+  for (const refs of checks) assertFound(row, refs);
   return row;
 }
 
@@ -47,25 +124,35 @@ export async function createEntryRow(
   derivedFrom?: DerivedFrom,
   opts: CreateOptions = {},
 ): Promise<EntryRow> {
-  const prepared = await prepare(tx, given.workspaceId, given.entryDate);
   // CONTRACT §4: an archived tag cannot be *added*; the replacement of a correction carries its original's tags as they are
   const carried = derivedFrom?.linkType === 'CORRECTION' ? await tagIdsOf(tx, derivedFrom.original.id) : [];
-  // the references as the caller gave them (400 names the caller's mistake), then as the rules left them
-  await assertReferences(tx, given.workspaceId, {
-    partyIds: [given.fromPartyId, given.toPartyId],
-    tagIds: given.tagIds?.filter((id) => !carried.includes(id)),
-    entrySourceId: given.entrySourceId,
-    categoryIds: [given.categoryId, ...(given.items ?? []).map((it) => it.categoryId)],
-  });
+  // the rules run in memory (the rule set is cached); they change neither the date, the currency nor the amount
   const ruled = opts.trigger ? await beforeCreate(tx, given, opts.trigger, opts.bankCounterparty) : undefined;
   const draft: EntryDraft = ruled ? { ...given, ...ruled.drafts[0] } : given;
-  if (ruled) await assertReferences(tx, draft.workspaceId, referencesAdded(given, draft));
+  // the references as the caller gave them (400 names the caller's mistake), then as the rules left them
+  const prepared = await prepare(tx, given, draft, [
+    {
+      partyIds: [given.fromPartyId, given.toPartyId],
+      tagIds: given.tagIds?.filter((id) => !carried.includes(id)),
+      entrySourceId: given.entrySourceId,
+      categoryIds: [given.categoryId, ...(given.items ?? []).map((it) => it.categoryId)],
+    },
+    ...(ruled ? [referencesAdded(given, draft)] : []),
+  ]);
   const entrySourceId = draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, draft.workspaceId));
   const link = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData };
-  const [valuation] = await reactions().valueEntries(tx, draft.workspaceId, [
-    { currency: draft.baseCurrency, entryDate: draft.entryDate, amountCents: draft.amountCents },
-  ]);
-  let row = await insertEntry(tx, { ...draft, entrySourceId, id: prepared.entry_id, valuation }, actor, link, ruled?.events[0]);
+  const valuation =
+    prepared.fx_rate === null
+      ? { fxRate: null, fxRateDate: null, amountBaseCents: null }
+      : { fxRate: prepared.fx_rate, fxRateDate: prepared.fx_rate_date, amountBaseCents: prepared.amount_base_cents };
+  const derived = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id };
+  const fields = { ...draft, entrySourceId, id: prepared.entry_id, valuation };
+  // the outbound events go with the insert when the entry stays as inserted until they are written
+  const now = clock.now();
+  const expected = ruled?.changesAfterInsert ? undefined : expectedRow(fields, now);
+  const outbox = expected && reactions().createdOutbox([expected], derived);
+  let row = await insertEntry(tx, fields, actor, link, ruled?.events[0], { now, outbox });
+  if (expected) assertInsertedAsExpected(row, expected);
   if (derivedFrom) {
     const { linkType, original, eventData } = derivedFrom;
     await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);
@@ -74,9 +161,48 @@ export async function createEntryRow(
     await assertCaps(tx, [row.id]);
   }
   if (ruled && (await ruled.afterInsert(tx, [row], actor))) row = await reloadRow(tx, row.id);
-  const derived = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id };
-  if (await reactions().entriesCreated(tx, [row], actor, derived)) row = await reloadRow(tx, row.id);
+  const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
+  if (await reactions().entriesCreated(tx, [row], actor, derived, soFar)) row = await reloadRow(tx, row.id);
   return row;
+}
+
+/** The row the insert of `e` writes (the outbound events, written by that same statement, show it). */
+function expectedRow(e: EntryDraft & { entrySourceId: number; id: number; valuation: EntryValuation }, now: Date): EntryRow {
+  return {
+    id: e.id,
+    workspace_id: e.workspaceId,
+    project_id: e.projectId,
+    entry_source_id: e.entrySourceId,
+    entry_type: e.entryType,
+    entry_status: 'PENDING',
+    status_reason: null,
+    base_currency: e.baseCurrency,
+    amount_cents: e.amountCents,
+    from_party_id: e.fromPartyId ?? null,
+    to_party_id: e.toPartyId ?? null,
+    entry_date: e.entryDate,
+    description: e.description ?? null,
+    reference: e.reference ?? null,
+    is_reconciled: false,
+    reconciled_at: null,
+    reconciled_by: null,
+    exclude_from_sync: e.excludeFromSync ?? false,
+    is_complete: false,
+    category_id: e.categoryId ?? null,
+    created_by: e.createdBy,
+    created_at: now,
+    updated_at: now,
+    fx_rate: e.valuation.fxRate,
+    fx_rate_date: e.valuation.fxRateDate,
+    amount_base_cents: e.valuation.amountBaseCents,
+  };
+}
+
+/** The outbound events were written from `expected`: the inserted row must present the same, or nothing commits. */
+function assertInsertedAsExpected(row: EntryRow, expected: EntryRow): void {
+  const a = canonicalJson(presentEntry(row));
+  const b = canonicalJson(presentEntry(expected));
+  if (a !== b) throw new Error(`create: the inserted entry ${row.id} differs from its outbound event (${a} vs ${b})`);
 }
 
 /** What the rules set that the caller did not give (the rule set holds only usable ids; checked again all the same). */

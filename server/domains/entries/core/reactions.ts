@@ -32,6 +32,16 @@ export type PreparedNewEntries = {
   events: { kind: EventKind; data: Record<string, unknown> }[][];
   /** True when it changed the rows (the writer then reads them again). */
   afterInsert(tx: Transaction, rows: (EntryRow | undefined)[], actor: EventActor): Promise<boolean>;
+  /** False when afterInsert has nothing to do (no rule requested a document): the rows stay as inserted. */
+  changesAfterInsert: boolean;
+};
+
+/** What the insert of a new entry already did for entriesCreated (the create path folds it into its statements). */
+export type CreatedSoFar = {
+  /** its outbound events were written with the entry (createdOutbox) */
+  published?: boolean;
+  /** the create's first statement found no connection that would queue it for review (newEntrySql.reviewsDue) */
+  reviewsDue?: boolean;
 };
 
 /** A new entry's origin when it is a refund, reimbursement or correction of another. */
@@ -63,7 +73,22 @@ export type EntryReactions = {
    * New entries (any source; `derived` for a refund, reimbursement or correction): their outbound
    * events, then the reviews their connections require. True when a reaction changed their rows.
    */
-  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor, derived?: DerivedEntry): Promise<boolean>;
+  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor, derived?: DerivedEntry, soFar?: CreatedSoFar): Promise<boolean>;
+  /**
+   * SQL the first statement of a create evaluates for other domains, so that they cost no round trip of their own
+   * (arguments are SQL expressions): the new entry's valuation of CONTRACT §17 (a subquery of at most one row:
+   * fx_rate, fx_rate_date, amount_base_cents; none without a rate) and whether entriesCreated will queue it for
+   * review (boolean).
+   */
+  newEntrySql: {
+    valuation(ws: string, currency: string, entryDate: string, amount: string): string;
+    reviewsDue(ws: string, projectId: string): string;
+  };
+  /**
+   * The outbound events entriesCreated publishes for these new entries, as CTEs the insert of the entry runs
+   * (CONTRACT §15, same transaction, one round trip less): bind `json` to the parameter passed as `events`.
+   */
+  createdOutbox(created: EntryRow[], derived?: DerivedEntry): { json: string; ctes: (events: string, now: string) => string };
   /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
   valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
   /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
