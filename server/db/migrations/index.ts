@@ -18,10 +18,30 @@ import { m0016 } from './0016-rules.js';
 import { m0017 } from './0017-fx.js';
 import { m0018 } from './0018-banking-speed.js';
 import { m0019 } from './0019-create-path.js';
+import { m0020 } from './0020-search-pending-list.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
-  m0001, m0002, m0003, m0004, m0005, m0006, m0007, m0008, m0009, m0010, m0011, m0012, m0013, m0014, m0015, m0016, m0017, m0018, m0019,
+  m0001,
+  m0002,
+  m0003,
+  m0004,
+  m0005,
+  m0006,
+  m0007,
+  m0008,
+  m0009,
+  m0010,
+  m0011,
+  m0012,
+  m0013,
+  m0014,
+  m0015,
+  m0016,
+  m0017,
+  m0018,
+  m0019,
+  m0020,
 ];
 
 const names = migrations.map((m) => m.name);
