@@ -116,6 +116,19 @@ export type EventInsertRow = {
   hash: string;
 };
 
+/** A new event of `entry` as its hash covers it: a fresh id, the data as JSON would carry it. */
+function newEvent(entry: { id: number }, kind: EventKind, data: Record<string, unknown>, actor: EventActor, createdAt: string) {
+  return {
+    id: randomUUID(),
+    entryId: entry.id,
+    kind,
+    actorType: actor.actorType,
+    actorId: actor.actorId,
+    data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+    createdAt,
+  };
+}
+
 /** The next link of a chain whose last event is `tail` (none for a new entry). */
 export function chainedEvent(
   tail: { seq: number | null; hash: string | null } | undefined,
@@ -125,15 +138,7 @@ export function chainedEvent(
   actor: EventActor,
   createdAt: string,
 ): EventInsertRow {
-  const event = {
-    id: randomUUID(),
-    entryId: entry.id,
-    kind,
-    actorType: actor.actorType,
-    actorId: actor.actorId,
-    data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
-    createdAt,
-  };
+  const event = newEvent(entry, kind, data, actor, createdAt);
   const prevHash = tail?.hash ?? null;
   return {
     id: event.id,
@@ -217,15 +222,7 @@ async function appendOnePerEntry(
 ): Promise<void> {
   const createdAt = clock.now().toISOString();
   const rows = events.map(({ entry, kind, data }) => {
-    const event = {
-      id: randomUUID(),
-      entryId: entry.id,
-      kind,
-      actorType: actor.actorType,
-      actorId: actor.actorId,
-      data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
-      createdAt,
-    };
+    const event = newEvent(entry, kind, data, actor, createdAt);
     return {
       id: event.id,
       entry_id: entry.id,
