@@ -24,7 +24,8 @@ const RSS_TARGET_MB = 150;
 const MATCH_SECONDS_PER_10K = 10;
 
 type Sizes = { lines: number; match: number };
-const sizes = (c: BenchContext): Sizes => (c.settings.entries >= 1_000_000 ? { lines: 100_000, match: 10_000 } : { lines: 20_000, match: 2_000 });
+const sizes = (c: BenchContext): Sizes =>
+  c.settings.entries >= 1_000_000 ? { lines: 100_000, match: 10_000 } : { lines: 20_000, match: 2_000 };
 
 type Line = { date: string; cents: number; text: string; party: string; id: string };
 
@@ -84,12 +85,21 @@ type Account = { id: string; dateToleranceDays: number };
 const createAccount = (c: BenchContext, workspaceId: number, projectId: number, currency: string) =>
   call<Account>(c, 'POST', '/bank-accounts', { workspaceId, name: `Bench ${Date.now()}`, currency, projectId, autoMatch: false });
 
-async function upload(c: BenchContext, accountId: string, bytes: Buffer, format: 'CAMT053' | 'CSV'): Promise<{ lineCount: number; importedCount: number }> {
+async function upload(
+  c: BenchContext,
+  accountId: string,
+  bytes: Buffer,
+  format: 'CAMT053' | 'CSV',
+): Promise<{ lineCount: number; importedCount: number }> {
   const form = new FormData();
   form.append('file', new Blob([bytes]), format === 'CSV' ? 'statement.csv' : 'statement.xml');
   form.append('format', format);
   if (format === 'CSV') form.append('csvMapping', JSON.stringify(CSV_MAPPING));
-  const res = await fetch(`${c.server.base}/bank-accounts/${accountId}/statements`, { method: 'POST', headers: { authorization: `Bearer ${c.token}` }, body: form });
+  const res = await fetch(`${c.server.base}/bank-accounts/${accountId}/statements`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${c.token}` },
+    body: form,
+  });
   const text = await res.text();
   if (res.status !== 200) throw new Error(`import ${format}: ${res.status} ${text.slice(0, 500)}`);
   return JSON.parse(text) as { lineCount: number; importedCount: number };

@@ -11,7 +11,7 @@ import { ListEntriesQuery } from '../../shared/contracts/entries.js';
 import { metered } from './cpu.js';
 import { cannon, loop } from './load.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { listLatencyRow, type ResultRow } from './table.js';
 
 const CONNECTIONS = 10;
 const LIMIT = 20;
@@ -51,24 +51,13 @@ async function cursorDepth(c: BenchContext): Promise<ResultRow> {
   const ours = await metered(c, () => cannon({ url: cursorUrl, headers: auth, seconds: c.settings.listSeconds, connections: CONNECTIONS }));
   const peakRss = peak();
   const base = await metered(c, () => cannon({ url: offsetUrl, headers: auth, seconds: c.settings.listSeconds, connections: CONNECTIONS }));
-  const errors = ours.errors + base.errors;
-  return {
-    scenario: `GET /entries: cursor page at depth ${depth.toLocaleString('en-US')} (baseline: offset page, same depth)`,
-    unit: 'req/s',
-    ours: ours.perSecond,
-    baseline: base.perSecond,
-    ratio: ours.perSecond / base.perSecond,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: peakRss,
-    target: 'p95 <= 50 ms',
-    met: ours.p95 <= 50 && errors === 0,
-    note: [errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '', cpuNote(ours, base)]
-      .filter(Boolean)
-      .join('; '),
-  };
+  return listLatencyRow(
+    `GET /entries: cursor page at depth ${depth.toLocaleString('en-US')} (baseline: offset page, same depth)`,
+    ours,
+    base,
+    peakRss,
+    [cpuNote(ours, base)],
+  );
 }
 
 async function search(c: BenchContext, pool: pg.Pool, kind: string, term: string): Promise<ResultRow> {
@@ -88,21 +77,13 @@ async function search(c: BenchContext, pool: pg.Pool, kind: string, term: string
   const base = await loop(c.settings.listSeconds, CONNECTIONS, () =>
     Promise.all([pool.query(rowsSql, [...params, q.limit, q.offset]), pool.query(countSql, params)]),
   );
-  return {
-    scenario: `GET /entries: search ${kind} term "${term}" (${Number(first.total).toLocaleString('en-US')} matches; baseline: former SQL)`,
-    unit: 'req/s',
-    ours: ours.perSecond,
-    baseline: base.perSecond,
-    ratio: ours.perSecond / base.perSecond,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: peakRss,
-    target: 'p95 <= 50 ms',
-    met: ours.p95 <= 50 && ours.errors === 0,
-    note: [ours.errors ? `${ours.errors} failed responses` : '', cpuNote(ours)].filter(Boolean).join('; '),
-  };
+  return listLatencyRow(
+    `GET /entries: search ${kind} term "${term}" (${Number(first.total).toLocaleString('en-US')} matches; baseline: former SQL)`,
+    ours,
+    base,
+    peakRss,
+    [cpuNote(ours)],
+  );
 }
 
 /** The scenarios of this module, each as a named step (bench/harness/scenarios.ts runs them). */

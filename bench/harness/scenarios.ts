@@ -8,7 +8,7 @@ import { cannon, loop, repeat, summarize } from './load.js';
 import { recordReportSql, replay, type ReportCase } from './report-sql.js';
 import type { ServerProcess } from './server-process.js';
 import { metered, type Metered } from './cpu.js';
-import type { ResultRow } from './table.js';
+import { listLatencyRow, type ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { api, deliveryRateScenario, drained, outboxOverheadScenario, startReceiver } from './webhooks-scenario.js';
@@ -103,7 +103,11 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       `INSERT INTO fx_rates (workspace_id, currency, rate_date, rate, source) VALUES ($1, 'EUR', '2026-01-14', 1.0842, 'MANUAL')`,
       [ws.workspaceId],
     );
-    const endpoint = await api(c, 'POST', '/webhook-endpoints', { workspaceId: ws.workspaceId, url: rx.url, eventTypes: ['entry.created'] });
+    const endpoint = await api(c, 'POST', '/webhook-endpoints', {
+      workspaceId: ws.workspaceId,
+      url: rx.url,
+      eventTypes: ['entry.created'],
+    });
     const body = JSON.stringify({
       projectId: ws.projectId,
       entryType: 'EXPENSE',
@@ -177,22 +181,7 @@ async function listScenario(
   const base = await loop(c.settings.listSeconds, CONNECTIONS, () =>
     Promise.all([pool.query(rowsSql, [...params, q.limit, q.offset]), pool.query(countSql, params)]),
   );
-  const met = ours.p95 <= 50 && ours.errors === 0;
-  return {
-    scenario: `GET /entries: ${mix.name}`,
-    unit: 'req/s',
-    ours: ours.perSecond,
-    baseline: base.perSecond,
-    ratio: ours.perSecond / base.perSecond,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: peakRss,
-    target: 'p95 <= 50 ms',
-    met,
-    note: ours.errors ? `${ours.errors} failed responses` : undefined,
-  };
+  return listLatencyRow(`GET /entries: ${mix.name}`, ours, base, peakRss);
 }
 
 const REPORTS: ReportCase[] = [

@@ -58,3 +58,32 @@ export function printTable(rows: ResultRow[], print: (line: string) => void): vo
   for (const c of cells) print(line(c));
   for (const r of rows.filter((x) => x.note)) print(`  ${r.scenario}: ${r.note}`);
 }
+
+/** The latency target of every list scenario (issue 23: any filter, search and page depth). */
+export const LIST_P95_TARGET_MS = 50;
+
+/** A list scenario's row: ours against its same-run baseline, met when ours' p95 is within the target and nothing failed. */
+export function listLatencyRow(
+  scenario: string,
+  ours: { perSecond: number; p50: number; p95: number; p99: number; errors: number },
+  base: { perSecond: number; p95: number; errors: number },
+  peakRssMB: number,
+  notes: string[] = [],
+): ResultRow {
+  const failed = ours.errors || base.errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '';
+  return {
+    scenario,
+    unit: 'req/s',
+    ours: ours.perSecond,
+    baseline: base.perSecond,
+    ratio: ours.perSecond / base.perSecond,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB,
+    target: `p95 <= ${LIST_P95_TARGET_MS} ms`,
+    met: ours.p95 <= LIST_P95_TARGET_MS && ours.errors + base.errors === 0,
+    note: [failed, ...notes].filter(Boolean).join('; ') || undefined,
+  };
+}
