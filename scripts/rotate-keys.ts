@@ -59,7 +59,15 @@ export async function rotateKeys(env: NodeJS.ProcessEnv = process.env): Promise<
       [{ present: boolean }],
       unknown,
     ];
-    if (!present) return { connections: 0, reencrypted: 0, storedResponses: 0, storedResponsesReencrypted: 0, webhookEndpoints: 0, webhookReencrypted: 0 };
+    if (!present)
+      return {
+        connections: 0,
+        reencrypted: 0,
+        storedResponses: 0,
+        storedResponsesReencrypted: 0,
+        webhookEndpoints: 0,
+        webhookReencrypted: 0,
+      };
     const connections = await rotateConnectionSecrets(secrets.credentialsKeys);
     const responses = await rotateStoredResponses(secrets.credentialsKeys);
     const endpoints = await rotateEndpointSecrets(secrets.credentialsKeys);

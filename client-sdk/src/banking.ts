@@ -27,7 +27,11 @@ export function createBankingHelpers(rest: RestClient): BankingHelpers {
       if (options.csvMapping) form.append('csvMapping', JSON.stringify(options.csvMapping));
       const headers: Record<string, string> = { accept: 'application/json' };
       if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
-      const res = await rest.send('POST', `/bank-accounts/${encodeURIComponent(accountId)}/statements`, { body: form, headers, signal: options.signal });
+      const res = await rest.send('POST', `/bank-accounts/${encodeURIComponent(accountId)}/statements`, {
+        body: form,
+        headers,
+        signal: options.signal,
+      });
       return (await res.json()) as StatementObject;
     },
   };

@@ -138,7 +138,8 @@ function refuseNonPublic(host: string, addresses: ResolvedAddress[], opts: Guard
     const reason = nonPublicReason(a.address);
     if (reason) {
       throw badRequest(
-        `The ${opts.label} "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` + `(${opts.setting} is off)`,
+        `The ${opts.label} "${host}" resolves to ${a.address} (${reason}); only public addresses may be called ` +
+          `(${opts.setting} is off)`,
       );
     }
   }

@@ -7,7 +7,14 @@ import { importStatement } from '../domains/banking/import.service.js';
 import { ignoreLine, listLines } from '../domains/banking/lines.service.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
-type Candidate = { id: number; entry_type: 'INCOME' | 'EXPENSE'; amount_cents: number; entry_date: string; description: string | null; party: string | null };
+type Candidate = {
+  id: number;
+  entry_type: 'INCOME' | 'EXPENSE';
+  amount_cents: number;
+  entry_date: string;
+  description: string | null;
+  party: string | null;
+};
 type Line = { date: string; amountCents: number; description: string; counterparty: string; reference: string };
 
 const MAPPING: CsvMapping = {
@@ -75,7 +82,12 @@ export async function seedDemoBanking(actor: Actor, ws: DemoWorkspace): Promise<
   const pair = rest.flatMap((a, i) =>
     rest
       .slice(i + 1)
-      .filter((b) => b.entry_type === a.entry_type && dayDiff(a.entry_date, b.entry_date) <= 2 && !amounts.has(`${a.entry_type}:${a.amount_cents + b.amount_cents}`))
+      .filter(
+        (b) =>
+          b.entry_type === a.entry_type &&
+          dayDiff(a.entry_date, b.entry_date) <= 2 &&
+          !amounts.has(`${a.entry_type}:${a.amount_cents + b.amount_cents}`),
+      )
       .map((b) => [a, b] as const),
   )[0];
   const lines: Line[] = matched.map(lineOf);
@@ -86,7 +98,12 @@ export async function seedDemoBanking(actor: Actor, ws: DemoWorkspace): Promise<
   const lastDate = entries[0]?.entry_date ?? new Date().toISOString().slice(0, 10);
   lines.push({ date: lastDate, amountCents: -735, description: 'Account maintenance fee', counterparty: 'Demo Bank', reference: 'FEE' });
   lines.push({ date: lastDate, amountCents: -2340, description: 'Card payment', counterparty: 'Coffee Roasters', reference: 'CARD-0042' });
-  await importStatement(actor, account.id, { bytes: statementCsv(lines), fileName: 'demo-statement.csv' }, { format: 'CSV', csvMapping: JSON.stringify(MAPPING) });
+  await importStatement(
+    actor,
+    account.id,
+    { bytes: statementCsv(lines), fileName: 'demo-statement.csv' },
+    { format: 'CSV', csvMapping: JSON.stringify(MAPPING) },
+  );
   const imported = await listLines(actor, { id: account.id, status: 'UNMATCHED', limit: 100, offset: 0 });
   const fee = imported.items.find((l) => l.reference === 'FEE');
   if (fee) await ignoreLine(actor, { id: fee.id, reason: 'Bank fee, booked monthly by the accountant' });

@@ -252,7 +252,6 @@ export const ReconciliationStatus = z.object({
     .nullable(),
 });
 
-
 export type CsvMapping = z.infer<typeof CsvMappingObject>;
 export type BankAccountObject = z.infer<typeof BankAccountObject>;
 export type CreateBankAccountInput = z.infer<typeof CreateBankAccountInput>;

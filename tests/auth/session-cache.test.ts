@@ -223,10 +223,7 @@ describe('auth writers wait for every listener (changeListener.acknowledgedEvery
     try {
       await changeListener.acknowledgedEverywhere(200);
       expect(mute.requests).toHaveLength(1);
-      expect(warn).toHaveBeenCalledWith(
-        expect.objectContaining({ waitingFor: [mute.pid] }),
-        expect.stringMatching(/did not acknowledge/),
-      );
+      expect(warn).toHaveBeenCalledWith(expect.objectContaining({ waitingFor: [mute.pid] }), expect.stringMatching(/did not acknowledge/));
     } finally {
       warn.mockRestore();
       await mute.end();

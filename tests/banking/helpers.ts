@@ -10,7 +10,15 @@ export async function bankWorld(api: Api, account: Record<string, unknown> = {})
   const w = await entryWorld(api);
   const res = await api.post(
     '/bank-accounts',
-    { workspaceId: w.workspaceId, name: 'Main account', currency: 'EUR', projectId: w.projectId, partyId: w.parties[0], autoMatch: false, ...account },
+    {
+      workspaceId: w.workspaceId,
+      name: 'Main account',
+      currency: 'EUR',
+      projectId: w.projectId,
+      partyId: w.parties[0],
+      autoMatch: false,
+      ...account,
+    },
     { token: w.token },
   );
   expectOk(res, 'create bank account');
@@ -26,7 +34,8 @@ export async function importFile(
   const form = new FormData();
   form.append('file', new Blob([typeof content === 'string' ? Buffer.from(content, 'utf8') : content]), opts.fileName ?? 'statement.txt');
   if (opts.format) form.append('format', opts.format);
-  if (opts.csvMapping !== undefined) form.append('csvMapping', typeof opts.csvMapping === 'string' ? opts.csvMapping : JSON.stringify(opts.csvMapping));
+  if (opts.csvMapping !== undefined)
+    form.append('csvMapping', typeof opts.csvMapping === 'string' ? opts.csvMapping : JSON.stringify(opts.csvMapping));
   return w.api.request('POST', `/bank-accounts/${accountId}/statements`, { token: w.token, rawBody: form });
 }
 
@@ -174,6 +183,8 @@ export const CSV_MAPPING = {
 /** A German-style CSV: ; delimiter, DD.MM.YYYY, decimal comma. */
 export function csvDe(txs: Tx[]): string {
   const date = (d: string) => d.split('-').reverse().join('.');
-  const rows = txs.map((t) => [date(t.date), t.amount.replace('.', ','), t.memo ?? '', t.name ?? '', t.ref ?? ''].map((c) => `"${c}"`).join(';'));
+  const rows = txs.map((t) =>
+    [date(t.date), t.amount.replace('.', ','), t.memo ?? '', t.name ?? '', t.ref ?? ''].map((c) => `"${c}"`).join(';'),
+  );
   return ['Date;Amount;Text;Payee;Ref', ...rows].join('\r\n') + '\r\n';
 }

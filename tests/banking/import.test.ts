@@ -74,10 +74,25 @@ describe('import formats (CONTRACT §14)', () => {
 
   it('OFX 1.x SGML: FITID, NAME, MEMO (NAME without MEMO), REFNUM, LEDGERBAL', async () => {
     const w = await bankWorld(api);
-    const st = await imported(w, ofxSgml([...TXS, { date: '2026-01-10', amount: '-5.00', name: 'Bank & Co', id: 'B4' }], { closing: '849.10' }));
-    expect(st).toMatchObject({ format: 'OFX', lineCount: 4, importedCount: 4, closingBalanceCents: 84_910, openingBalanceCents: null, periodStart: '2026-01-01' });
+    const st = await imported(
+      w,
+      ofxSgml([...TXS, { date: '2026-01-10', amount: '-5.00', name: 'Bank & Co', id: 'B4' }], { closing: '849.10' }),
+    );
+    expect(st).toMatchObject({
+      format: 'OFX',
+      lineCount: 4,
+      importedCount: 4,
+      closingBalanceCents: 84_910,
+      openingBalanceCents: null,
+      periodStart: '2026-01-01',
+    });
     const got = await lines(w);
-    expect(got[0]).toMatchObject({ externalId: 'B1', counterpartyName: 'Acme Ltd', description: 'Invoice INV-1001', reference: 'RF18INV1001' });
+    expect(got[0]).toMatchObject({
+      externalId: 'B1',
+      counterpartyName: 'Acme Ltd',
+      description: 'Invoice INV-1001',
+      reference: 'RF18INV1001',
+    });
     expect(got[3]).toMatchObject({ description: 'Bank & Co', counterpartyName: 'Bank & Co', amountCents: -500 });
   });
 
@@ -107,7 +122,16 @@ describe('import formats (CONTRACT §14)', () => {
   it('CSV: 0-based indexes without header, debit/credit columns, MM/DD/YYYY, tab delimiter given', async () => {
     const w = await bankWorld(api);
     const file = '01/31/2026\t12.00\t\tRefund\n02/01/2026\t\t1,234.56\tSalary\n';
-    const mapping = { dateColumn: 0, debitColumn: 1, creditColumn: 2, descriptionColumn: 3, dateFormat: 'MM/DD/YYYY', decimalSeparator: '.', delimiter: '\t', hasHeader: false };
+    const mapping = {
+      dateColumn: 0,
+      debitColumn: 1,
+      creditColumn: 2,
+      descriptionColumn: 3,
+      dateFormat: 'MM/DD/YYYY',
+      decimalSeparator: '.',
+      delimiter: '\t',
+      hasHeader: false,
+    };
     await imported(w, file, { csvMapping: mapping });
     expect((await lines(w)).map((l) => [l.bookingDate, l.amountCents])).toEqual([
       ['2026-01-31', -1200],
@@ -117,7 +141,8 @@ describe('import formats (CONTRACT §14)', () => {
 
   it('CSV: every bad line is named (1-based) in issues; nothing stored', async () => {
     const w = await bankWorld(api);
-    const file = 'Date;Amount;Text;Payee;Ref\n05.01.2026;10,00;a;b;c\n31.02.2026;10,00;a;b;c\n06.01.2026;1,234;a;b;c\n07.01.2026;abc;a;b;c\n';
+    const file =
+      'Date;Amount;Text;Payee;Ref\n05.01.2026;10,00;a;b;c\n31.02.2026;10,00;a;b;c\n06.01.2026;1,234;a;b;c\n07.01.2026;abc;a;b;c\n';
     const res = await importFile(w, w.account.id, file, { csvMapping: CSV_MAPPING });
     expectErrorBody(res, 400, 'BAD_REQUEST');
     expect(res.body.issues.map((i: any) => i.line)).toEqual([3, 4, 5]);
@@ -133,20 +158,34 @@ describe('import formats (CONTRACT §14)', () => {
     expectErrorBody(res, 400, 'BAD_REQUEST');
     expect(res.body.issues[0]).toMatchObject({ line: 1 });
     expectErrorBody(await importFile(w, w.account.id, csvDe(TXS), { csvMapping: '{not json' }), 400, 'BAD_REQUEST');
-    expectErrorBody(await importFile(w, w.account.id, csvDe(TXS), { csvMapping: { ...CSV_MAPPING, debitColumn: 'x' } }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await importFile(w, w.account.id, csvDe(TXS), { csvMapping: { ...CSV_MAPPING, debitColumn: 'x' } }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('more decimals than the currency has (JPY has none): 400', async () => {
     const w = await bankWorld(api, { currency: 'JPY' });
     const res = await importFile(w, w.account.id, camt053([{ date: '2026-01-05', amount: '100.5', id: 'J1' }], { currency: 'JPY' }));
     expectErrorBody(res, 400, 'BAD_REQUEST');
-    expect((await importFile(w, w.account.id, camt053([{ date: '2026-01-05', amount: '100', id: 'J1' }], { currency: 'JPY' }))).body.importedCount).toBe(1);
+    expect(
+      (await importFile(w, w.account.id, camt053([{ date: '2026-01-05', amount: '100', id: 'J1' }], { currency: 'JPY' }))).body
+        .importedCount,
+    ).toBe(1);
   });
 
   it('more than 100,000 lines: 400, nothing stored', async () => {
     const w = await bankWorld(api);
     const rows = Array.from({ length: 100_001 }, (_, i) => `2026-01-01,1.00,line ${i}`);
-    const mapping = { dateColumn: 0, amountColumn: 1, descriptionColumn: 2, dateFormat: 'YYYY-MM-DD', decimalSeparator: '.', hasHeader: false };
+    const mapping = {
+      dateColumn: 0,
+      amountColumn: 1,
+      descriptionColumn: 2,
+      dateFormat: 'YYYY-MM-DD',
+      decimalSeparator: '.',
+      hasHeader: false,
+    };
     const res = await importFile(w, w.account.id, rows.join('\n'), { csvMapping: mapping });
     expectErrorBody(res, 400, 'BAD_REQUEST');
     expect(res.body.issues[0]).toMatchObject({ line: 100_001 });
@@ -191,10 +230,23 @@ describe('duplicates (CONTRACT §14)', () => {
 
   it('equal lines without a bank id are numbered across the batches of a large file: the file again adds none, one more adds one', async () => {
     const w = await bankWorld(api);
-    const mapping = { dateColumn: 0, amountColumn: 1, descriptionColumn: 2, dateFormat: 'YYYY-MM-DD', decimalSeparator: '.', hasHeader: false };
+    const mapping = {
+      dateColumn: 0,
+      amountColumn: 1,
+      descriptionColumn: 2,
+      dateFormat: 'YYYY-MM-DD',
+      decimalSeparator: '.',
+      hasHeader: false,
+    };
     const file = (n: number) => Array.from({ length: n }, () => '2026-01-02,-2.50,SAME CARD PAYMENT').join('\n') + '\n';
     const n = BATCH_SIZE + 3; // the lines span two insert batches
-    expect(await imported(w, file(n), { csvMapping: mapping })).toMatchObject({ lineCount: n, importedCount: n, duplicateCount: 0, periodStart: '2026-01-02', periodEnd: '2026-01-02' });
+    expect(await imported(w, file(n), { csvMapping: mapping })).toMatchObject({
+      lineCount: n,
+      importedCount: n,
+      duplicateCount: 0,
+      periodStart: '2026-01-02',
+      periodEnd: '2026-01-02',
+    });
     expect(await imported(w, file(n))).toMatchObject({ lineCount: n, importedCount: 0, duplicateCount: n });
     expect(await imported(w, file(n + 1))).toMatchObject({ lineCount: n + 1, importedCount: 1, duplicateCount: n });
     expect(await rowCount('bank_lines', 'bank_account_id = :id', { id: w.account.id })).toBe(n + 1);
@@ -202,7 +254,12 @@ describe('duplicates (CONTRACT §14)', () => {
 
   it('racing imports of overlapping files on one account never store a line twice', async () => {
     const w = await bankWorld(api);
-    const many: Tx[] = Array.from({ length: 300 }, (_, i) => ({ date: '2026-01-10', amount: `-${i + 1}.00`, memo: `item ${i}`, id: `R${i}` }));
+    const many: Tx[] = Array.from({ length: 300 }, (_, i) => ({
+      date: '2026-01-10',
+      amount: `-${i + 1}.00`,
+      memo: `item ${i}`,
+      id: `R${i}`,
+    }));
     const files = [camt053(many), camt053(many.slice(100)), ofxSgml(many.slice(0, 200)), camt053(many)];
     const results = await Promise.all(files.map((f) => importFile(w, w.account.id, f)));
     for (const r of results) expect(r.status, r.text).toBe(200);

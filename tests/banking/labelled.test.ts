@@ -20,7 +20,18 @@ function rng(seed: number) {
 
 const addDays = (date: string, days: number) => new Date(Date.parse(date) + days * 86_400_000).toISOString().slice(0, 10);
 const PREFIXES = ['SEPA-UEBERWEISUNG ', 'CARD PAYMENT ', 'DD ', 'SEPA CREDIT TRANSFER ', ''];
-const VENDORS = ['Paper World', 'Acme Ltd', 'Globex', 'Initech', 'Umbrella Corp', 'Stark Industries', 'Wayne Enterprises', 'Hooli', 'Vandelay Imports', 'Soylent'];
+const VENDORS = [
+  'Paper World',
+  'Acme Ltd',
+  'Globex',
+  'Initech',
+  'Umbrella Corp',
+  'Stark Industries',
+  'Wayne Enterprises',
+  'Hooli',
+  'Vandelay Imports',
+  'Soylent',
+];
 
 describe('labelled statement: auto-match never wrong, the true entry is the top suggestion (CONTRACT §14)', () => {
   it('generated entries and lines with shifted dates, bank prefixes, upper case, references in remittance text', async () => {
@@ -37,9 +48,14 @@ describe('labelled statement: auto-match never wrong, the true entry is the top 
       const date = addDays('2026-03-01', Math.floor(rand() * 50));
       const invoice = `INV-2026-${String(1000 + i)}`;
       const entry = await createEntry(w, {
-        baseCurrency: 'EUR', entryType: income ? 'INCOME' : 'EXPENSE', amountCents: amount, entryDate: date,
-        reference: invoice, description: `${vendor} ${income ? 'payment' : 'services'} ${i}`,
-        fromPartyId: undefined, toPartyId: undefined,
+        baseCurrency: 'EUR',
+        entryType: income ? 'INCOME' : 'EXPENSE',
+        amountCents: amount,
+        entryDate: date,
+        reference: invoice,
+        description: `${vendor} ${income ? 'payment' : 'services'} ${i}`,
+        fromPartyId: undefined,
+        toPartyId: undefined,
       });
       if (i % 10 === 9) continue; // an entry with no line
       const id = `T${i}`;
@@ -54,7 +70,14 @@ describe('labelled statement: auto-match never wrong, the true entry is the top 
         memo: `${prefix}${withRef ? `${invoice.replace(/-/g, rand() < 0.5 ? ' ' : '/')} ` : ''}${vendor.toUpperCase()}`,
       });
     }
-    for (let k = 0; k < 8; k++) txs.push({ id: `N${k}`, date: addDays('2026-03-01', k * 5), amount: `-${k + 1}7.13`, name: 'UNKNOWN SHOP', memo: 'CARD PAYMENT UNKNOWN SHOP' });
+    for (let k = 0; k < 8; k++)
+      txs.push({
+        id: `N${k}`,
+        date: addDays('2026-03-01', k * 5),
+        amount: `-${k + 1}7.13`,
+        name: 'UNKNOWN SHOP',
+        memo: 'CARD PAYMENT UNKNOWN SHOP',
+      });
     const st = await imported(w, camt053(txs));
     expect(st.importedCount).toBe(txs.length);
 
@@ -80,7 +103,8 @@ describe('labelled statement: auto-match never wrong, the true entry is the top 
         if (hit) noRefTrue++;
       }
       if (hit) topIsTrue++;
-      if (!hit && process.env.DEBUG_LABELLED) console.log(l.description, l.bookingDate, l.amountCents, truth.get(l.externalId), JSON.stringify(s));
+      if (!hit && process.env.DEBUG_LABELLED)
+        console.log(l.description, l.bookingDate, l.amountCents, truth.get(l.externalId), JSON.stringify(s));
     }
     const share = withTruth ? topIsTrue / withTruth : 1;
     console.log(

@@ -22,11 +22,22 @@ beforeAll(async () => {
 async function withAccount(): Promise<{ client: Client; accountId: string }> {
   const client = createClient({ baseUrl: api.baseUrl });
   await client.session.login(user.email, user.password);
-  const account = await client.trpc.bankAccounts.create.mutate({ workspaceId, name: 'SDK account', currency: 'EUR', projectId, autoMatch: false });
+  const account = await client.trpc.bankAccounts.create.mutate({
+    workspaceId,
+    name: 'SDK account',
+    currency: 'EUR',
+    projectId,
+    autoMatch: false,
+  });
   return { client, accountId: account.id };
 }
 
-const CSV = ['Datum;Betrag;Text;Name;Ref', '05.01.2026;-1.234,50;"Miete; Januar";Landlord & Co;R-1', '07.01.2026;89,90;"Refund ""paper""";Office Depot;'].join('\r\n') + '\r\n';
+const CSV =
+  [
+    'Datum;Betrag;Text;Name;Ref',
+    '05.01.2026;-1.234,50;"Miete; Januar";Landlord & Co;R-1',
+    '07.01.2026;89,90;"Refund ""paper""";Office Depot;',
+  ].join('\r\n') + '\r\n';
 const MAPPING = {
   dateColumn: 'Datum',
   amountColumn: 'Betrag',
@@ -40,8 +51,19 @@ const MAPPING = {
 describe('client.banking.importStatement', () => {
   it('imports a CSV (bytes, with a mapping) and stores its lines; the saved mapping serves the next import', async () => {
     const { client, accountId } = await withAccount();
-    const st = await client.banking.importStatement(accountId, new TextEncoder().encode(CSV), { format: 'CSV', csvMapping: MAPPING, fileName: 'jan.csv' });
-    expect(st).toMatchObject({ bankAccountId: accountId, format: 'CSV', fileName: 'jan.csv', lineCount: 2, importedCount: 2, duplicateCount: 0 });
+    const st = await client.banking.importStatement(accountId, new TextEncoder().encode(CSV), {
+      format: 'CSV',
+      csvMapping: MAPPING,
+      fileName: 'jan.csv',
+    });
+    expect(st).toMatchObject({
+      bankAccountId: accountId,
+      format: 'CSV',
+      fileName: 'jan.csv',
+      lineCount: 2,
+      importedCount: 2,
+      duplicateCount: 0,
+    });
     expect(st).toMatchObject({ periodStart: '2026-01-05', periodEnd: '2026-01-07' });
 
     const page = await client.trpc.bankAccounts.lines.query({ id: accountId, limit: 10 });
@@ -66,7 +88,14 @@ describe('client.banking.importStatement', () => {
       { opening: '0.00', closing: '237.70' },
     );
     const st = await client.banking.importStatement(accountId, new Blob([file]), { fileName: 'feb.xml' });
-    expect(st).toMatchObject({ format: 'CAMT053', lineCount: 2, importedCount: 2, duplicateCount: 0, openingBalanceCents: 0, closingBalanceCents: 23_770 });
+    expect(st).toMatchObject({
+      format: 'CAMT053',
+      lineCount: 2,
+      importedCount: 2,
+      duplicateCount: 0,
+      openingBalanceCents: 0,
+      closingBalanceCents: 23_770,
+    });
     const { items } = await client.trpc.bankAccounts.lines.query({ id: accountId, limit: 10 });
     expect(items.map((l) => [l.externalId, l.amountCents, l.counterpartyName, l.description, l.reference])).toEqual([
       ['C1', 25_000, 'Acme <Ltd> & Sons', 'Invoice INV-77', 'RF77'],
@@ -77,7 +106,9 @@ describe('client.banking.importStatement', () => {
   it('a refused file is an ApiError 400 with the line of each problem, and stores nothing', async () => {
     const { client, accountId } = await withAccount();
     const bad = CSV.replace('07.01.2026', '2026-01-07');
-    const err = await client.banking.importStatement(accountId, new Blob([bad]), { format: 'CSV', csvMapping: MAPPING }).catch((e: unknown) => e);
+    const err = await client.banking
+      .importStatement(accountId, new Blob([bad]), { format: 'CSV', csvMapping: MAPPING })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApiError);
     expect(err).toMatchObject({ status: 400, code: 'BAD_REQUEST', issues: [expect.objectContaining({ line: 3 })] });
     expect((await client.trpc.bankAccounts.lines.query({ id: accountId, limit: 10 })).items).toEqual([]);

@@ -29,7 +29,14 @@ describe('demo seed: webhooks', () => {
   });
 
   it('has events in the feed: the entries, documents, reviews and the closed period of the demo', async () => {
-    for (const type of ['entry.created', 'document.uploaded', 'document.approved', 'document.requested', 'review.queued', 'period.closed']) {
+    for (const type of [
+      'entry.created',
+      'document.uploaded',
+      'document.approved',
+      'document.requested',
+      'review.queued',
+      'period.closed',
+    ]) {
       const res = await api.get('/webhook-events', { token, query: { workspaceId, type } });
       expect(res.status).toBe(200);
       expect(res.body.total, type).toBeGreaterThanOrEqual(1);

@@ -45,7 +45,16 @@ export const bankAccountsRouter = router({
     .output(BankAccountObject)
     .mutation(({ ctx, input }) => accounts.updateAccount(ctx.actor, input)),
   delete: permitted('bank.manage')
-    .meta(op('DELETE', '/bank-accounts/{id}', 'deactivateBankAccount', TAG, 'Deactivate a bank account (imports and matches on it: 409)', [403, 404]))
+    .meta(
+      op(
+        'DELETE',
+        '/bank-accounts/{id}',
+        'deactivateBankAccount',
+        TAG,
+        'Deactivate a bank account (imports and matches on it: 409)',
+        [403, 404],
+      ),
+    )
     .input(BankAccountPath)
     .output(Success)
     .mutation(({ ctx, input }) => accounts.deactivateAccount(ctx.actor, input.id)),
@@ -60,12 +69,30 @@ export const bankAccountsRouter = router({
     .output(Page(BankLineObject))
     .query(({ ctx, input }) => listLines(ctx.actor, input)),
   autoMatch: permitted('entry.reconcile')
-    .meta(op('POST', '/bank-accounts/{id}/auto-match', 'autoMatchBankAccount', TAG, 'Match every unambiguous line of the account', [403, 404, 409]))
+    .meta(
+      op(
+        'POST',
+        '/bank-accounts/{id}/auto-match',
+        'autoMatchBankAccount',
+        TAG,
+        'Match every unambiguous line of the account',
+        [403, 404, 409],
+      ),
+    )
     .input(BankAccountPath)
     .output(AutoMatchResult)
     .mutation(({ ctx, input }) => autoMatch(ctx.actor, input.id)),
   reconciliation: authedProcedure
-    .meta(op('GET', '/bank-accounts/{id}/reconciliation', 'getBankReconciliation', TAG, 'Reconciliation status of a bank account as of a date', [404]))
+    .meta(
+      op(
+        'GET',
+        '/bank-accounts/{id}/reconciliation',
+        'getBankReconciliation',
+        TAG,
+        'Reconciliation status of a bank account as of a date',
+        [404],
+      ),
+    )
     .input(ReconciliationQuery)
     .output(ReconciliationStatus)
     .query(({ ctx, input }) => reconciliationStatus(ctx.actor, input)),

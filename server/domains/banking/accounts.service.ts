@@ -4,11 +4,7 @@ import { clock } from '../../lib/clock.js';
 import { seal } from '../../lib/crypto.js';
 import { badRequest } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
-import type {
-  BankAccountObject,
-  CreateBankAccountInput,
-  UpdateBankAccountInput,
-} from '../../../shared/contracts/banking.js';
+import type { BankAccountObject, CreateBankAccountInput, UpdateBankAccountInput } from '../../../shared/contracts/banking.js';
 import { ACCOUNT_COLUMNS, loadAccount, presentAccount, type AccountRow } from './account-rows.js';
 
 export const accountNumberAad = (accountId: string) => `bank-account:${accountId}:number`;
@@ -18,7 +14,11 @@ async function assertReferences(tx: Transaction, workspaceId: number, refs: { pr
   const [row] = await db().query<{ project_ok: boolean; party_ok: boolean }>(
     `SELECT (CAST(:projectId AS int) IS NULL OR EXISTS (SELECT 1 FROM projects WHERE id = :projectId AND workspace_id = :ws)) AS project_ok,
             (CAST(:partyId AS int) IS NULL OR EXISTS (SELECT 1 FROM parties WHERE id = :partyId AND workspace_id = :ws)) AS party_ok`,
-    { replacements: { ws: workspaceId, projectId: refs.projectId ?? null, partyId: refs.partyId ?? null }, type: QueryTypes.SELECT, transaction: tx },
+    {
+      replacements: { ws: workspaceId, projectId: refs.projectId ?? null, partyId: refs.partyId ?? null },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
   );
   if (!row.project_ok) throw badRequest(`Project ${refs.projectId} is not a project of workspace ${workspaceId}`);
   if (!row.party_ok) throw badRequest(`Party ${refs.partyId} is not a party of workspace ${workspaceId}`);
@@ -26,10 +26,13 @@ async function assertReferences(tx: Transaction, workspaceId: number, refs: { pr
 
 export async function listAccounts(actor: Actor, input: { workspaceId: number }): Promise<BankAccountObject[]> {
   scope.requireWorkspaceMember(actor, input.workspaceId);
-  const rows = await db().query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM bank_accounts WHERE workspace_id = :ws ORDER BY created_at, id`, {
-    replacements: { ws: input.workspaceId },
-    type: QueryTypes.SELECT,
-  });
+  const rows = await db().query<AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM bank_accounts WHERE workspace_id = :ws ORDER BY created_at, id`,
+    {
+      replacements: { ws: input.workspaceId },
+      type: QueryTypes.SELECT,
+    },
+  );
   return rows.map(presentAccount);
 }
 

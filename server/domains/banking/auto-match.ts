@@ -53,7 +53,10 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
   if (pairs.length === 0) return 0;
   const lineIds = pairs.map((p) => Number(p.line_id));
   const entryIds = pairs.map((p) => Number(p.entry_id));
-  await lockEntries(tx, [...entryIds].sort((a, b) => a - b));
+  await lockEntries(
+    tx,
+    [...entryIds].sort((a, b) => a - b),
+  );
   await db().query('SELECT id FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', { bind: [lineIds], transaction: tx });
   const written = await db().query<{ match_id: string; entry_id: string }>(
     `WITH p AS (

@@ -22,7 +22,10 @@ async function partyByName(tx: Transaction, workspaceId: number, name: string | 
 }
 
 /** POST /bank-lines/{id}/create-entry: the entry made from the line and its match, in one transaction. */
-export async function createEntryFromLine(actor: Actor, input: CreateEntryFromLineInput): Promise<{ entry: EntryObject; match: MatchObject }> {
+export async function createEntryFromLine(
+  actor: Actor,
+  input: CreateEntryFromLineInput,
+): Promise<{ entry: EntryObject; match: MatchObject }> {
   requirePermission(actor, 'entry.create');
   requirePermission(actor, 'entry.reconcile');
   return transaction(async (tx) => {

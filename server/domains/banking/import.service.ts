@@ -55,7 +55,14 @@ class LineWriter {
   readonly sink = async (lines: ParsedLine[]): Promise<void> => {
     const n = lines.length;
     const cols = { date: new Array<string>(n), value: new Array<string | null>(n), amount: new Array<number>(n) };
-    const text = { d: new Array<string | null>(n), cn: new Array<string | null>(n), ca: new Array<string | null>(n), r: new Array<string | null>(n), x: new Array<string | null>(n), f: new Array<string>(n) };
+    const text = {
+      d: new Array<string | null>(n),
+      cn: new Array<string | null>(n),
+      ca: new Array<string | null>(n),
+      r: new Array<string | null>(n),
+      x: new Array<string | null>(n),
+      f: new Array<string>(n),
+    };
     for (let i = 0; i < n; i++) {
       const l = lines[i];
       cols.date[i] = l.bookingDate;
@@ -119,7 +126,12 @@ function mappingFor(account: AccountRow, given: string | undefined): CsvMapping 
   return parseInput(CsvMapping, json);
 }
 
-async function parseInto(format: StatementFormat, file: StatementFile, mapping: CsvMapping | null, ctx: ParseContext): Promise<StatementHeader> {
+async function parseInto(
+  format: StatementFormat,
+  file: StatementFile,
+  mapping: CsvMapping | null,
+  ctx: ParseContext,
+): Promise<StatementHeader> {
   if (format === 'CSV') return parseCsv(file.bytes, mapping!, ctx);
   const text = file.bytes.toString('utf8');
   return format === 'OFX' ? parseOfx(text, ctx) : parseCamt053(text, ctx);
@@ -132,7 +144,12 @@ async function parseInto(format: StatementFormat, file: StatementFile, mapping: 
  * INSERT … ON CONFLICT DO NOTHING on (account, fingerprint): duplicates — of earlier imports, of
  * this file, or of an import racing this one — are skipped and counted, never stored twice.
  */
-export async function importStatement(actor: Actor, accountId: string, file: StatementFile, options: ImportOptions): Promise<StatementObject> {
+export async function importStatement(
+  actor: Actor,
+  accountId: string,
+  file: StatementFile,
+  options: ImportOptions,
+): Promise<StatementObject> {
   return transaction(async (tx) => {
     // a mapping to save takes the row's update lock up front (two savers never deadlock on share → update)
     const account = await loadAccount(actor, accountId, tx, options.csvMapping === undefined ? 'share' : 'update');
@@ -158,7 +175,8 @@ export async function importStatement(actor: Actor, accountId: string, file: Sta
     const issues = new IssueCollector();
     const header = await parseInto(format, file, mapping, { currency, issues, sink: writer.sink });
     await writer.done();
-    if (header.currency && header.currency !== currency && !issues.any) issues.add(1, `The statement is in ${header.currency}, the account in ${currency}`);
+    if (header.currency && header.currency !== currency && !issues.any)
+      issues.add(1, `The statement is in ${header.currency}, the account in ${currency}`);
     if (issues.any) {
       const message = `The statement has ${issues.count} problem${issues.count === 1 ? '' : 's'}; nothing was imported`;
       throw new AppError('BAD_REQUEST', message, { issues: issues.list });

@@ -27,15 +27,25 @@ export const bankLinesRouter = router({
     .output(BankLineObject)
     .mutation(({ ctx, input }) => unignoreLine(ctx.actor, input)),
   suggestions: authedProcedure
-    .meta(op('GET', '/bank-lines/{id}/suggestions', 'suggestBankLineMatches', TAG, 'At most 5 candidate entries or groups, best first', [404]))
+    .meta(
+      op('GET', '/bank-lines/{id}/suggestions', 'suggestBankLineMatches', TAG, 'At most 5 candidate entries or groups, best first', [404]),
+    )
     .input(LinePath)
     .output(z.array(SuggestionObject).max(5))
     .query(({ ctx, input }) => suggestionsFor(ctx.actor, input.id)),
   createEntry: permitted('entry.create')
     .meta(
-      op('POST', '/bank-lines/{id}/create-entry', 'createEntryFromBankLine', TAG, 'Create the entry of a line and match it', [403, 404, 409], {
-        description: 'Needs entry.create and entry.reconcile.',
-      }),
+      op(
+        'POST',
+        '/bank-lines/{id}/create-entry',
+        'createEntryFromBankLine',
+        TAG,
+        'Create the entry of a line and match it',
+        [403, 404, 409],
+        {
+          description: 'Needs entry.create and entry.reconcile.',
+        },
+      ),
     )
     .input(CreateEntryFromLineInput)
     .output(EntryWithMatch)

@@ -33,7 +33,10 @@ export async function listLines(actor: Actor, q: ListLinesQuery) {
       replacements: params,
       type: QueryTypes.SELECT,
     }),
-    db().query<{ total: number }>(`SELECT count(*)::int AS total FROM bank_lines WHERE ${clause}`, { replacements: params, type: QueryTypes.SELECT }),
+    db().query<{ total: number }>(`SELECT count(*)::int AS total FROM bank_lines WHERE ${clause}`, {
+      replacements: params,
+      type: QueryTypes.SELECT,
+    }),
   ]);
   return { items: rows.map(presentLine), total, limit: q.limit, offset: q.offset };
 }

@@ -35,7 +35,11 @@ const presentMatch = (r: MatchRow): MatchObject => ({
 
 /** The match as the contract shows it; 404 when absent or in a workspace the actor is not a member of. */
 export async function loadMatch(actor: Actor | null, id: string, tx?: Transaction): Promise<MatchObject> {
-  const [row] = await db().query<MatchRow>(`${MATCH_SELECT} WHERE m.id = :id`, { replacements: { id }, type: QueryTypes.SELECT, transaction: tx });
+  const [row] = await db().query<MatchRow>(`${MATCH_SELECT} WHERE m.id = :id`, {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
   if (!row || (actor && !scope.canSeeWorkspaceObject(actor, row.workspace_id))) throw notFound('Match');
   return presentMatch(row);
 }

@@ -8,7 +8,9 @@ const TAG = 'Banking';
 
 export const reconciliationRouter = router({
   create: permitted('entry.reconcile')
-    .meta(op('POST', '/reconciliation/matches', 'createBankMatch', TAG, 'Match bank lines with entries (signed sums equal)', [403, 404, 409]))
+    .meta(
+      op('POST', '/reconciliation/matches', 'createBankMatch', TAG, 'Match bank lines with entries (signed sums equal)', [403, 404, 409]),
+    )
     .input(CreateMatchInput)
     .output(MatchObject)
     .mutation(({ ctx, input }) => matches.createMatch(ctx.actor, input)),
@@ -18,7 +20,16 @@ export const reconciliationRouter = router({
     .output(MatchObject)
     .query(({ ctx, input }) => matches.getMatch(ctx.actor, input.id)),
   delete: permitted('entry.reconcile')
-    .meta(op('DELETE', '/reconciliation/matches/{id}', 'deleteBankMatch', TAG, 'Undo a match (lines UNMATCHED, entries unreconciled)', [403, 404]))
+    .meta(
+      op(
+        'DELETE',
+        '/reconciliation/matches/{id}',
+        'deleteBankMatch',
+        TAG,
+        'Undo a match (lines UNMATCHED, entries unreconciled)',
+        [403, 404],
+      ),
+    )
     .input(MatchPath)
     .output(Success)
     .mutation(({ ctx, input }) => matches.deleteMatch(ctx.actor, input.id)),

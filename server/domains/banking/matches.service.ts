@@ -43,13 +43,17 @@ async function lockedEntries(tx: Transaction, account: AccountRow, ids: number[]
 function assertMatchable(account: AccountRow, lines: LineForMatch[], entries: EntryForMatch[]): void {
   for (const e of entries) {
     if (!LIVE_STATUSES.includes(e.entry_status)) throw conflict(`Entry ${e.id} is ${e.entry_status}`);
-    if (e.base_currency.trim() !== account.currency.trim()) throw conflict(`Entry ${e.id} is in ${e.base_currency}, the account in ${account.currency}`);
+    if (e.base_currency.trim() !== account.currency.trim())
+      throw conflict(`Entry ${e.id} is in ${e.base_currency}, the account in ${account.currency}`);
     if (e.matched) throw conflict(`Entry ${e.id} is already in a match`);
   }
   const allIn = lines.every((l) => l.amount_cents > 0);
   const allOut = lines.every((l) => l.amount_cents < 0);
   const wrongType = entries.find((e) => (allIn && e.entry_type !== 'INCOME') || (allOut && e.entry_type !== 'EXPENSE'));
-  if (wrongType) throw conflict(`Entry ${wrongType.id} is ${wrongType.entry_type}; money ${allIn ? 'in' : 'out'} matches ${allIn ? 'INCOME' : 'EXPENSE'} entries`);
+  if (wrongType)
+    throw conflict(
+      `Entry ${wrongType.id} is ${wrongType.entry_type}; money ${allIn ? 'in' : 'out'} matches ${allIn ? 'INCOME' : 'EXPENSE'} entries`,
+    );
   const lineSum = lines.reduce((s, l) => s + l.amount_cents, 0);
   const entrySum = entries.reduce((s, e) => s + signed(e), 0);
   if (lineSum !== entrySum) throw conflict(`The lines add up to ${lineSum}, the entries (INCOME +, EXPENSE −) to ${entrySum}`);
@@ -72,10 +76,10 @@ export async function writeMatch(
       transaction: tx,
     },
   );
-  await db().query(
-    'INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3',
-    { bind: [id, entryIds, account.workspace_id], transaction: tx },
-  );
+  await db().query('INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3', {
+    bind: [id, entryIds, account.workspace_id],
+    transaction: tx,
+  });
   await db().query(`UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($2::bigint[])`, {
     bind: [id, lineIds],
     transaction: tx,

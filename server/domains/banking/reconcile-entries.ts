@@ -21,7 +21,14 @@ export async function lockEntryRows(tx: Transaction, ids: number[]): Promise<Ent
  */
 export async function reconcileEntries(tx: Transaction, items: EntryInMatch[], actor: EventActor, value: boolean): Promise<EntryRow[]> {
   if (items.length === 0) return [];
-  const rows = new Map((await lockEntryRows(tx, items.map((i) => i.entryId))).map((r) => [Number(r.id), r]));
+  const rows = new Map(
+    (
+      await lockEntryRows(
+        tx,
+        items.map((i) => i.entryId),
+      )
+    ).map((r) => [Number(r.id), r]),
+  );
   const locked = items.flatMap(({ entryId, matchId }) => {
     const row = rows.get(entryId);
     return row ? [{ row, matchId }] : [];

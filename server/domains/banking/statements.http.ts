@@ -22,7 +22,8 @@ function toAppError(err: unknown): AppError {
     if (err.code === 'LIMIT_FILE_SIZE') {
       return new AppError('PAYLOAD_TOO_LARGE', `The file exceeds the upload limit of ${runtime().config.UPLOAD_LIMIT_BYTES} bytes`);
     }
-    if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT') return badRequest('Send exactly one file, in the part named "file"');
+    if (err.code === 'LIMIT_UNEXPECTED_FILE' || err.code === 'LIMIT_FILE_COUNT')
+      return badRequest('Send exactly one file, in the part named "file"');
     return badRequest(`Malformed multipart body (${err.code})`);
   }
   return badRequest('Malformed multipart body');
@@ -33,7 +34,8 @@ async function importRoute(req: Request, res: Response): Promise<void> {
   const actor = await authorizeRequest(req.get('Authorization'), 'bank.manage');
   const { id } = parseInput(BankAccountPath, req.params);
   assertActive(await loadAccount(actor, id)); // 404 / 409 before the body is read
-  if (!req.is('multipart/form-data')) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
+  if (!req.is('multipart/form-data'))
+    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
   await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
   if (!req.file) throw badRequest('The "file" part is missing');

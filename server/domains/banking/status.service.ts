@@ -49,7 +49,12 @@ export async function reconciliationStatus(actor: Actor, input: { id: string; as
     unmatched: { count: s.unmatched_n, amountCents: unmatched },
     ignored: { count: s.ignored_n, amountCents: ignored },
     lastStatement: last
-      ? { id: last.id, closingBalanceCents: closing, computedBalanceCents: computed, agrees: computed === null || closing === null ? null : computed === closing }
+      ? {
+          id: last.id,
+          closingBalanceCents: closing,
+          computedBalanceCents: computed,
+          agrees: computed === null || closing === null ? null : computed === closing,
+        }
       : null,
   };
 }

@@ -36,7 +36,15 @@ async function candidates(line: LineRow, ws: number, tolerance: number, exact: b
       ORDER BY abs(e.entry_date - $4::date), e.id
       LIMIT $7`,
     {
-      bind: [ws, line.currency.trim(), line.amount_cents > 0 ? 'INCOME' : 'EXPENSE', line.booking_date, tolerance, Math.abs(line.amount_cents), exact ? SINGLES_MAX : GROUP_POOL],
+      bind: [
+        ws,
+        line.currency.trim(),
+        line.amount_cents > 0 ? 'INCOME' : 'EXPENSE',
+        line.booking_date,
+        tolerance,
+        Math.abs(line.amount_cents),
+        exact ? SINGLES_MAX : GROUP_POOL,
+      ],
       type: QueryTypes.SELECT,
     },
   );
@@ -82,7 +90,12 @@ function rank(line: LineRow, group: Candidate[], tolerance: number): Ranked {
   const refHits = group.filter((c) => referenceTokens(c.reference, c.description).some((t) => lineCompact.includes(t))).length;
   const reference = refHits / group.length;
   const text = Math.max(
-    ...group.map((c) => Math.max(similarity(lineText, normaliseText(`${c.description ?? ''} ${c.party_name ?? ''}`)), similarity(normaliseText(line.counterparty_name), normaliseText(c.party_name)))),
+    ...group.map((c) =>
+      Math.max(
+        similarity(lineText, normaliseText(`${c.description ?? ''} ${c.party_name ?? ''}`)),
+        similarity(normaliseText(line.counterparty_name), normaliseText(c.party_name)),
+      ),
+    ),
   );
   const amount = group.length === 1 ? 1 : 0.8; // a single entry of the exact amount fits better than a split
   const round = (x: number) => Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000;
@@ -113,7 +126,10 @@ export async function suggestionsFor(actor: Actor, lineId: number): Promise<Sugg
     candidates(line, account.workspace_id, tolerance, false),
   ]);
   const target = Math.abs(line.amount_cents);
-  const groups = findGroups(pool.map((c) => ({ amount: c.amount_cents })), target).map((idx) => idx.map((i) => pool[i]));
+  const groups = findGroups(
+    pool.map((c) => ({ amount: c.amount_cents })),
+    target,
+  ).map((idx) => idx.map((i) => pool[i]));
   const ranked = [...singles.map((c) => rank(line, [c], tolerance)), ...groups.map((g) => rank(line, g, tolerance))].sort(byKey);
   return ranked.slice(0, SUGGESTIONS_MAX).map(({ key: _key, ...s }) => s);
 }

@@ -279,7 +279,11 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
       );
       expect(lines.body.total).toBe(2);
       const match = await api.get(`/reconciliation/matches/${ids.bankMatchId}`, t);
-      expect(match.body).toMatchObject({ lineIds: [tenants.victim.bankLineIds[1]], entryIds: [tenants.victim.matchedEntryId], method: 'MANUAL' });
+      expect(match.body).toMatchObject({
+        lineIds: [tenants.victim.bankLineIds[1]],
+        entryIds: [tenants.victim.matchedEntryId],
+        method: 'MANUAL',
+      });
       expect((await api.get(`/entries/${tenants.victim.matchedEntryId}`, t)).body.isReconciled).toBe(true);
     });
   });

@@ -69,13 +69,27 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
   expectOk(hooked, 'create connection');
 
   // banking (CONTRACT §14): an account of the first project, a three-line statement, one line matched to an entry made from it
-  const bank = await api.post('/bank-accounts', { workspaceId, name: 'fuzz bank', currency: 'USD', projectId: projects[0], autoMatch: false }, { token });
+  const bank = await api.post(
+    '/bank-accounts',
+    { workspaceId, name: 'fuzz bank', currency: 'USD', projectId: projects[0], autoMatch: false },
+    { token },
+  );
   expectOk(bank, 'create bank account');
   const statement = new FormData();
-  statement.append('file', new Blob(['Date,Amount,Text\n2026-05-04,120.50,fuzz in\n2026-05-05,-42.00,fuzz out\n2026-05-06,-7.25,fuzz fee\n']), 'fuzz.csv');
+  statement.append(
+    'file',
+    new Blob(['Date,Amount,Text\n2026-05-04,120.50,fuzz in\n2026-05-05,-42.00,fuzz out\n2026-05-06,-7.25,fuzz fee\n']),
+    'fuzz.csv',
+  );
   statement.append(
     'csvMapping',
-    JSON.stringify({ dateColumn: 'Date', amountColumn: 'Amount', descriptionColumn: 'Text', dateFormat: 'YYYY-MM-DD', decimalSeparator: '.' }),
+    JSON.stringify({
+      dateColumn: 'Date',
+      amountColumn: 'Amount',
+      descriptionColumn: 'Text',
+      dateFormat: 'YYYY-MM-DD',
+      decimalSeparator: '.',
+    }),
   );
   expectOk(await api.request('POST', `/bank-accounts/${bank.body.id}/statements`, { token, rawBody: statement }), 'import bank statement');
   const bankLines = await ids('SELECT id FROM bank_lines WHERE bank_account_id = :id ORDER BY id', { id: bank.body.id });

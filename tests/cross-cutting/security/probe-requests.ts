@@ -197,7 +197,13 @@ const PROBE_FILE = () => new Blob(['security probe\n'], { type: 'text/plain' });
 
 /** A one-line CSV statement (USD, the victim's bank account currency) and its mapping. */
 export const PROBE_STATEMENT_CSV = 'Date,Amount,Text\n2026-03-20,1.00,security probe\n';
-export const PROBE_CSV_MAPPING = { dateColumn: 'Date', amountColumn: 'Amount', descriptionColumn: 'Text', dateFormat: 'YYYY-MM-DD', decimalSeparator: '.' };
+export const PROBE_CSV_MAPPING = {
+  dateColumn: 'Date',
+  amountColumn: 'Amount',
+  descriptionColumn: 'Text',
+  dateFormat: 'YYYY-MM-DD',
+  decimalSeparator: '.',
+};
 
 /**
  * Multipart parts by operation, beyond the required ones: each makes a request that succeeds for

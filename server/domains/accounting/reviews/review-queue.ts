@@ -34,7 +34,10 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
     );
   }
   await moveUnderReview(tx, [...seen.keys()], actor);
-  await publishMany(tx, (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })));
+  await publishMany(
+    tx,
+    (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })),
+  );
 }
 
 /** PENDING → UNDER_REVIEW through the ledger core (status table, event, reactions), entries locked in id order. */

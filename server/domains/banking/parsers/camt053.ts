@@ -17,7 +17,13 @@ const nonEmpty = (s: string | undefined) => (s && s.trim() && s.trim() !== 'NOTP
 
 /** ISO 20022 camt.053: each Stmt's header (account currency, balances, period) and its Ntry elements one at a time. */
 export async function parseCamt053(text: string, ctx: ParseContext): Promise<StatementHeader> {
-  const header: StatementHeader = { currency: null, openingBalanceCents: null, closingBalanceCents: null, periodStart: null, periodEnd: null };
+  const header: StatementHeader = {
+    currency: null,
+    openingBalanceCents: null,
+    closingBalanceCents: null,
+    periodStart: null,
+    periodEnd: null,
+  };
   const batcher = new LineBatcher(ctx);
   const statements = splitBlocks(text, 'Stmt');
   let seen = 0;
@@ -77,7 +83,8 @@ async function parseStatement(xml: string, firstLine: number, header: StatementH
     const m = money(at(ntry, 'Amt'), indicator, ctx.currency);
     const bookingDate = parseIsoDateStart(textAt(ntry, 'BookgDt', 'Dt') ?? textAt(ntry, 'BookgDt', 'DtTm'));
     if ('error' in m) ctx.issues.add(block.lineNo, m.error);
-    else if (m.currency && m.currency !== ctx.currency) ctx.issues.add(block.lineNo, `The entry is in ${m.currency}, the account in ${ctx.currency}`);
+    else if (m.currency && m.currency !== ctx.currency)
+      ctx.issues.add(block.lineNo, `The entry is in ${m.currency}, the account in ${ctx.currency}`);
     if (!bookingDate) ctx.issues.add(block.lineNo, 'The entry has no valid booking date (BookgDt)');
     if ('error' in m || !bookingDate) continue;
     sum += m.cents;
@@ -97,7 +104,8 @@ async function parseStatement(xml: string, firstLine: number, header: StatementH
       ...textFields({
         externalId: nonEmpty(textAt(ntry, 'AcctSvcrRef')) ?? nonEmpty(textAt(ntry, 'NtryRef')),
         counterpartyName: textAt(tx, 'RltdPties', party, 'Nm') ?? textAt(tx, 'RltdPties', party, 'Pty', 'Nm'),
-        counterpartyAccount: textAt(tx, 'RltdPties', `${party}Acct`, 'Id', 'IBAN') ?? textAt(tx, 'RltdPties', `${party}Acct`, 'Id', 'Othr', 'Id'),
+        counterpartyAccount:
+          textAt(tx, 'RltdPties', `${party}Acct`, 'Id', 'IBAN') ?? textAt(tx, 'RltdPties', `${party}Acct`, 'Id', 'Othr', 'Id'),
         description: listAt(tx, 'RmtInf', 'Ustrd')
           .map((u) => textAt(u) ?? '')
           .filter(Boolean)

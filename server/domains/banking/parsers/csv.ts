@@ -19,7 +19,10 @@ type ColumnKey = (typeof COLUMN_KEYS)[number];
 
 /** The delimiter that splits the first line most often (outside quotes), among , ; and tab. */
 export function detectDelimiter(text: string): ',' | ';' | '\t' {
-  const firstLine = text.slice(0, 64 * 1024).split(/\r?\n/, 1)[0].replace(/"[^"]*"/g, '');
+  const firstLine = text
+    .slice(0, 64 * 1024)
+    .split(/\r?\n/, 1)[0]
+    .replace(/"[^"]*"/g, '');
   const counts = ([',', ';', '\t'] as const).map((d) => [d, firstLine.split(d).length - 1] as const);
   return counts.reduce((best, c) => (c[1] > best[1] ? c : best))[0];
 }
@@ -32,7 +35,8 @@ function columnIndexes(mapping: CsvMapping, header: string[] | null, ctx: ParseC
     const col: Column | undefined = mapping[key];
     if (col === undefined) continue;
     if (typeof col === 'number') out[key] = col;
-    else if (!names) ctx.issues.add(1, `${key} "${col}" is a header name, but the mapping says the file has no header (use a 0-based index)`);
+    else if (!names)
+      ctx.issues.add(1, `${key} "${col}" is a header name, but the mapping says the file has no header (use a 0-based index)`);
     else {
       const i = names.indexOf(col.trim().toLowerCase());
       if (i < 0) ctx.issues.add(1, `The header has no column "${col}" (${key})`);
@@ -101,7 +105,11 @@ export async function parseCsv(bytes: Buffer, mapping: CsvMapping, ctx: ParseCon
 }
 
 /** The signed amount of a record: one amount column, or debit (money out, negative) and credit (money in) columns. */
-function csvAmount(cell: (k: ColumnKey) => string | undefined, mapping: CsvMapping, currency: string): { cents: number } | { error: string } {
+function csvAmount(
+  cell: (k: ColumnKey) => string | undefined,
+  mapping: CsvMapping,
+  currency: string,
+): { cents: number } | { error: string } {
   if (mapping.amountColumn !== undefined) return parseAmount(cell('amountColumn') ?? '', mapping.decimalSeparator, currency);
   const debit = (cell('debitColumn') ?? '').trim();
   const credit = (cell('creditColumn') ?? '').trim();

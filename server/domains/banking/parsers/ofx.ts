@@ -41,7 +41,13 @@ export function sgmlToXml(body: string): string {
 /** OFX 1.x (SGML) or 2.x (XML) bank statement: STMTTRN elements one at a time. */
 export async function parseOfx(text: string, ctx: ParseContext): Promise<StatementHeader> {
   const start = text.search(/<OFX\s*>/i);
-  const header: StatementHeader = { currency: null, openingBalanceCents: null, closingBalanceCents: null, periodStart: null, periodEnd: null };
+  const header: StatementHeader = {
+    currency: null,
+    openingBalanceCents: null,
+    closingBalanceCents: null,
+    periodStart: null,
+    periodEnd: null,
+  };
   if (start < 0) {
     ctx.issues.add(1, 'Not an OFX file: no <OFX> element');
     return header;

@@ -16,7 +16,7 @@ export function splitBlocks(text: string, tag: string, firstLine = 1): { blocks:
     close.lastIndex = m.index;
     const c = close.exec(text);
     const gt = text.indexOf('>', m.index); // the start tag's end: `/>` makes the element empty
-    const selfClosing = gt > 0 && text.charCodeAt(gt - 1) === 47 /* / */;
+    const selfClosing = gt > 0 && text.charCodeAt(gt - 1) === 47; /* / */
     const end = selfClosing && (!c || gt < c.index) ? gt + 1 : c ? c.index + c[0].length : -1;
     if (end < 0) break;
     spans.push([m.index, end]);
