@@ -45,10 +45,11 @@ export function wireDomainReactions(): void {
     async entryEdited(tx, before, after, actor) {
       // webhooks: entry.updated
       await entryEvents.updated(tx, after);
-      // accounting/reviews: a CHANGES_REQUESTED review goes back in the queue
-      await reviewReactions.requeueAfterEdit(tx, after, actor);
+      // accounting/reviews: a CHANGES_REQUESTED review goes back in the queue (a PENDING entry moves UNDER_REVIEW)
+      const requeued = await reviewReactions.requeueAfterEdit(tx, after, actor);
       // accounting/sync: SYNCED copies become STALE
       await syncReactions.markStale(tx, after, 'EDITED', actor);
+      return requeued;
     },
     async entryStatusChanged(tx, before, after, actor) {
       // webhooks: entry.voided or entry.status_changed

@@ -90,7 +90,7 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
  * On an edit (server/domains/reactions.ts): an edit of an entry whose latest review (per connection) is
  * CHANGES_REQUESTED puts that review back in the queue, and the entry under review.
  */
-export async function requeueAfterEdit(tx: Transaction, after: EntryRow, actor: EventActor) {
+export async function requeueAfterEdit(tx: Transaction, after: EntryRow, actor: EventActor): Promise<boolean> {
   const reviews = await db().query<ReviewRow>(
     `WITH latest AS (
        SELECT DISTINCT ON (connection_id) id, connection_id, status
@@ -108,6 +108,7 @@ export async function requeueAfterEdit(tx: Transaction, after: EntryRow, actor: 
     { replacements: { entryId: after.id, now: clock.now() }, type: QueryTypes.SELECT, transaction: tx },
   );
   await announceQueued(tx, reviews, actor, { requeued: true });
+  return reviews.length > 0;
 }
 
 /**

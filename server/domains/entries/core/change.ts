@@ -86,8 +86,7 @@ export async function editEntryRow(
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
-  await reactions().entryEdited(tx, row, updated, actor);
-  return reloadRow(tx, row.id);
+  return (await reactions().entryEdited(tx, row, updated, actor)) ? reloadRow(tx, row.id) : updated;
 }
 
 /**

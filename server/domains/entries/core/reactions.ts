@@ -91,8 +91,11 @@ export type EntryReactions = {
   createdOutbox(created: EntryRow[], derived?: DerivedEntry): { json: string; ctes: (events: string, now: string) => string };
   /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
   valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
-  /** Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE. */
-  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /**
+   * Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE.
+   * True when a reaction may have changed the entry's own row (a re-queue moves a PENDING entry UNDER_REVIEW).
+   */
+  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
   /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
   entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /**
