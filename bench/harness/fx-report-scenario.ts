@@ -4,10 +4,10 @@
  * normalised reports read the same index (entries_report_idx carries amount_base_cents).
  */
 import pg from 'pg';
-import { repeat, summarize } from './load.js';
+import { repeat } from './load.js';
 import type { ReportCase } from './report-sql.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { medianRow, type ResultRow } from './table.js';
 
 /** The dataset's currencies (bench/generate-dataset.ts): USD base, EUR with daily rates, JPY left without (≈ 5 % unconverted). */
 const EUR_FROM = '2023-12-25';
@@ -73,23 +73,12 @@ export async function fxReportScenario(c: BenchContext, r: ReportCase): Promise<
     oursMs.push((await repeat(1, normalized)).p50);
     baseMs.push((await repeat(1, plain)).p50);
   }
-  const peakRss = peak();
-  const ours = summarize(oursMs, oursMs.reduce((a, b) => a + b, 0) / 1000);
-  const base = summarize(baseMs, baseMs.reduce((a, b) => a + b, 0) / 1000);
-  const ratio = ours.p50 / base.p50;
-  return {
-    scenario: `report ${r.name} normalize=true vs plain`,
-    unit: 'ms (median)',
-    ours: ours.p50,
-    baseline: base.p50,
-    ratio,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: peakRss,
-    target: 'ratio <= 1.25',
-    met: ratio <= 1.25,
-    note: 'baseline: the same report without normalize, same run, over HTTP',
-  };
+  return medianRow(
+    `report ${r.name} normalize=true vs plain`,
+    oursMs,
+    baseMs,
+    peak(),
+    1.25,
+    'baseline: the same report without normalize, same run, over HTTP',
+  );
 }

@@ -4,11 +4,11 @@ import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
 import { entryPageSql } from '../../server/domains/entries/list.service.js';
 import { ListEntriesQuery } from '../../shared/contracts/entries.js';
 import type { ReadDataset, WriteWorkspace } from './fixtures.js';
-import { cannon, loop, repeat, summarize } from './load.js';
+import { cannon, loop, repeat } from './load.js';
 import { recordReportSql, replay, type ReportCase } from './report-sql.js';
 import type { ServerProcess } from './server-process.js';
-import { metered, type Metered } from './cpu.js';
-import { listLatencyRow, type ResultRow } from './table.js';
+import { metered } from './cpu.js';
+import { listLatencyRow, medianRow, throughputRow, type ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { api, deliveryRateScenario, drained, outboxOverheadScenario, startReceiver } from './webhooks-scenario.js';
@@ -42,32 +42,6 @@ export type BenchContext = {
 };
 
 const CONNECTIONS = 10;
-
-function throughputRow(scenario: string, ours: Metered, base: Metered, peakRssMB: number, min: number): ResultRow {
-  const ratio = ours.perSecond / base.perSecond;
-  const errors = ours.errors + base.errors;
-  return {
-    cpuPerRequest: { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs, baseServerMs: base.serverCpuMs, baseDbMs: base.dbCpuMs },
-    scenario,
-    unit: 'req/s',
-    ours: ours.perSecond,
-    baseline: base.perSecond,
-    ratio,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB,
-    target: `ratio >= ${min}`,
-    met: ratio >= min && errors === 0,
-    note: [
-      errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '',
-      `CPU/request ours ${ours.serverCpuMs.toFixed(2)} ms server + ${ours.dbCpuMs.toFixed(2)} ms PostgreSQL, baseline ${base.serverCpuMs.toFixed(2)} + ${base.dbCpuMs.toFixed(2)}`,
-    ]
-      .filter(Boolean)
-      .join('; '),
-  };
-}
 
 async function getById(c: BenchContext): Promise<ResultRow> {
   const [lo, hi] = c.dataset.entryIds;
@@ -215,25 +189,14 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
     oursMs.push((await repeat(1, fetchReport)).p50);
     baseMs.push((await repeat(1, () => replay(client, statements))).p50);
   }
-  const peakRss = peak();
-  const ours = summarize(oursMs, oursMs.reduce((a, b) => a + b, 0) / 1000);
-  const base = summarize(baseMs, baseMs.reduce((a, b) => a + b, 0) / 1000);
-  const ratio = ours.p50 / base.p50;
-  return {
-    scenario: `report ${r.name} (whole workspace)`,
-    unit: 'ms (median)',
-    ours: ours.p50,
-    baseline: base.p50,
-    ratio,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: peakRss,
-    target: 'ratio <= 2',
-    met: ratio <= 2,
-    note: `baseline: ${statements.length} statement(s) replayed (incl. SET LOCAL)`,
-  };
+  return medianRow(
+    `report ${r.name} (whole workspace)`,
+    oursMs,
+    baseMs,
+    peak(),
+    2,
+    `baseline: ${statements.length} statement(s) replayed (incl. SET LOCAL)`,
+  );
 }
 
 export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {

@@ -1,3 +1,6 @@
+import type { Metered } from './cpu.js';
+import { summarize } from './load.js';
+
 /** One row per scenario, printed as a table and written to bench/results.json. */
 export type ResultRow = {
   scenario: string;
@@ -85,5 +88,62 @@ export function listLatencyRow(
     target: `p95 <= ${LIST_P95_TARGET_MS} ms`,
     met: ours.p95 <= LIST_P95_TARGET_MS && ours.errors + base.errors === 0,
     note: [failed, ...notes].filter(Boolean).join('; ') || undefined,
+  };
+}
+
+/** An HTTP load scenario's row: ours against its same-run baseline in requests per second, met at `ratio >= min` with no failures. */
+export function throughputRow(
+  scenario: string,
+  ours: Metered,
+  base: Metered,
+  peakRssMB: number,
+  min: number,
+  notes: string[] = [],
+): ResultRow {
+  const ratio = ours.perSecond / base.perSecond;
+  const errors = ours.errors + base.errors;
+  return {
+    cpuPerRequest: { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs, baseServerMs: base.serverCpuMs, baseDbMs: base.dbCpuMs },
+    scenario,
+    unit: 'req/s',
+    ours: ours.perSecond,
+    baseline: base.perSecond,
+    ratio,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB,
+    target: `ratio >= ${min}`,
+    met: ratio >= min && errors === 0,
+    note: [
+      ...notes,
+      errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '',
+      `CPU/request ours ${ours.serverCpuMs.toFixed(2)} ms server + ${ours.dbCpuMs.toFixed(2)} ms PostgreSQL, baseline ${base.serverCpuMs.toFixed(2)} + ${base.dbCpuMs.toFixed(2)}`,
+    ]
+      .filter(Boolean)
+      .join('; '),
+  };
+}
+
+/** A row of interleaved single runs (reports): medians of ours and of the baseline, met at `ratio <= max`. */
+export function medianRow(scenario: string, oursMs: number[], baseMs: number[], peakRssMB: number, max: number, note: string): ResultRow {
+  const ours = summarize(oursMs, oursMs.reduce((a, b) => a + b, 0) / 1000);
+  const base = summarize(baseMs, baseMs.reduce((a, b) => a + b, 0) / 1000);
+  const ratio = ours.p50 / base.p50;
+  return {
+    scenario,
+    unit: 'ms (median)',
+    ours: ours.p50,
+    baseline: base.p50,
+    ratio,
+    p50: ours.p50,
+    p95: ours.p95,
+    p99: ours.p99,
+    baselineP95: base.p95,
+    peakRssMB,
+    target: `ratio <= ${max}`,
+    met: ratio <= max,
+    note,
   };
 }

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { cannon } from './load.js';
 import { metered, type Metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { throughputRow, type ResultRow } from './table.js';
 
 const CONNECTIONS = 10;
 
@@ -133,25 +133,9 @@ export async function outboxOverheadScenario(c: BenchContext): Promise<ResultRow
     }
     const base = combine(baseRuns);
     const ours = combine(ourRuns);
-    const peakRss = peak();
-    const ratio = ours.perSecond / base.perSecond;
-    const errors = ours.errors + base.errors;
-    return {
-      scenario: 'POST /entries, 1 webhook endpoint vs none',
-      unit: 'req/s',
-      ours: ours.perSecond,
-      baseline: base.perSecond,
-      ratio,
-      p50: ours.p50,
-      p95: ours.p95,
-      p99: ours.p99,
-      baselineP95: base.p95,
-      peakRssMB: peakRss,
-      target: 'ratio >= 0.85',
-      met: ratio >= 0.85 && errors === 0,
-      cpuPerRequest: { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs, baseServerMs: base.serverCpuMs, baseDbMs: base.dbCpuMs },
-      note: `alternating halves; ${ours.requests} entries created with the endpoint, ${rx.count()} deliveries received${errors ? `; ${errors} failed responses` : ''}`,
-    };
+    return throughputRow('POST /entries, 1 webhook endpoint vs none', ours, base, peak(), 0.85, [
+      `alternating halves; ${ours.requests} entries created with the endpoint, ${rx.count()} deliveries received`,
+    ]);
   } finally {
     await client.end();
     await rx.close();
