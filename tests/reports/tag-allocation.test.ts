@@ -59,6 +59,41 @@ describe('by-tag after tag changes', () => {
     await ranksAreFresh();
   });
 
+  it('leaves ranks a writer inserted right untouched and repairs wrong ones (migration 0021)', async () => {
+    const [low, high] = [Math.min(d.beta, d.gamma), Math.max(d.beta, d.gamma)];
+    /** inserts E3's tags with the given ranks, then rolls back: were the rows re-written, and are their ranks fresh? */
+    const insertRanked = (values: string) =>
+      db()
+        .transaction(async (transaction) => {
+          await db().query(`DELETE FROM entry_tags WHERE entry_id = $1`, { bind: [d.entries.E3], transaction });
+          const inserted = await db().query<{ ctid: string }>(
+            `INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count) VALUES ${values} RETURNING ctid::text`,
+            { bind: [d.entries.E3, low, high, d.workspaceId], type: QueryTypes.SELECT, transaction },
+          );
+          // an UPDATE by the statement trigger leaves a new row version at another ctid
+          const now = await db().query<{ ctid: string; tag_id: number; tag_rank: number; tag_count: number }>(
+            `SELECT ctid::text, tag_id, tag_rank, tag_count FROM entry_tags WHERE entry_id = $1 ORDER BY tag_id`,
+            { bind: [d.entries.E3], type: QueryTypes.SELECT, transaction },
+          );
+          const rewritten = now.filter((r) => !inserted.some((i) => i.ctid === r.ctid)).length;
+          const ranks = now.map((r) => [r.tag_id, r.tag_rank, r.tag_count]);
+          throw Object.assign(new Error('rollback'), { seen: { rewritten, ranks } });
+        })
+        .catch((e: { seen?: unknown }) => {
+          if (!e.seen) throw e;
+          return e.seen;
+        });
+    const fresh = [
+      [low, 1, 2],
+      [high, 2, 2],
+    ];
+    // the create path's way: the ranks computed by the insert itself, no second row version
+    expect(await insertRanked('($1, $2, $4, 1, 2), ($1, $3, $4, 2, 2)')).toEqual({ rewritten: 0, ranks: fresh });
+    // a writer that leaves them out (or gets them wrong) still ends with fresh ranks
+    expect(await insertRanked('($1, $2, $4, 0, 0), ($1, $3, $4, 1, 2)')).toEqual({ rewritten: 2, ranks: fresh });
+    await ranksAreFresh();
+  });
+
   it('follows raw SQL writes too (ingest, imports)', async () => {
     // alpha leaves its entries by raw SQL: E1 100 → 50/50, E2 251 → 126/125, E4 5 → 3/2, E6 333 → gamma; E3 untagged
     await db().query(`DELETE FROM entry_tags WHERE tag_id = $1`, { bind: [d.alpha], type: QueryTypes.DELETE });

@@ -19,6 +19,7 @@ import { m0017 } from './0017-fx.js';
 import { m0018 } from './0018-banking-speed.js';
 import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
+import { m0021 } from './0021-tag-rank-plpgsql.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -42,6 +43,7 @@ export const migrations: Migration[] = [
   m0018,
   m0019,
   m0020,
+  m0021,
 ];
 
 const names = migrations.map((m) => m.name);

@@ -39,7 +39,7 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
 }
 
 /**
- * The entry with its items, payments, tags and ENTRY_CREATED event, in one statement (a new
+ * The entry with its items, payments, tags (with their ranks: migration 0021) and ENTRY_CREATED event, in one statement (a new
  * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked), and
  * with `outbox` its outbound events (CTEs of webhooks' outbox over parameter $24). Bind parameters
  * with explicit types, run as a named statement (parsed and planned once per connection).
@@ -62,7 +62,8 @@ WITH entry AS (
   SELECT $1::bigint, $2::int, t.transaction_date, t.amount_cents, t.method, t.external_ref
     FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
 ), tags AS (
-  INSERT INTO entry_tags (entry_id, tag_id, workspace_id) SELECT $1::bigint, tag_id, $2::int FROM unnest($22::int[]) AS tag_id
+  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
+  SELECT $1::bigint, tag_id, $2::int, row_number() OVER (ORDER BY tag_id), count(*) OVER () FROM unnest($22::int[]) AS tag_id
 ), event AS (
   ${insertEventsSql('$23')}
 )${outbox ? `, ${outbox('$24', '$16::timestamptz')}` : ''}
