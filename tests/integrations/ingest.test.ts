@@ -310,6 +310,15 @@ describe('POST /api/v1/ingest: scope, periods, parties, tags', () => {
     expect(e1.body.tags.map((t: { name: string }) => t.name).sort()).toEqual(['Food', 'Travel']);
     expect(e2.body.tags.map((t: { name: string }) => t.name)).toEqual(['Travel']);
     expect(e1.body.tags.find((t: { name: string }) => t.name === 'Food').id).toBe(food.body.id);
+    // by-tag's ranks (migration 0006), written by the ingest's insert itself
+    const ranks = await count(
+      `SELECT count(*) AS n FROM entry_tags et
+         JOIN (SELECT entry_id, tag_id, row_number() OVER (PARTITION BY entry_id ORDER BY tag_id) AS r, count(*) OVER (PARTITION BY entry_id) AS c
+                 FROM entry_tags WHERE workspace_id = :ws) f USING (entry_id, tag_id)
+        WHERE et.workspace_id = :ws AND (et.tag_rank, et.tag_count) = (f.r::int, f.c::int)`,
+      { ws: w.workspaceId },
+    );
+    expect(ranks).toBe(3);
     const tags = await api.get('/tags', { token: w.token, query: { workspaceId: w.workspaceId } });
     expect(tags.body.map((t: { name: string }) => t.name).sort()).toEqual(['Food', 'Travel']);
   });

@@ -164,12 +164,14 @@ async function insertRows(tx: Transaction, source: IngestSource, drafts: Ingeste
   }
 }
 
-/** All entry↔tag links of the batch in one INSERT. */
+/** All entry↔tag links of the batch in one INSERT, with their ranks (the entries are new: migration 0021 keeps them as they are). */
 async function insertTags(tx: Transaction, workspaceId: number, links: { entryId: number; tagId: number }[]): Promise<void> {
   if (links.length === 0) return;
   await db().query(
-    `INSERT INTO entry_tags (entry_id, tag_id, workspace_id)
-     SELECT l.entry_id, l.tag_id, $1 FROM unnest($2::bigint[], $3::int[]) AS l(entry_id, tag_id)`,
+    `INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
+     SELECT l.entry_id, l.tag_id, $1, row_number() OVER w, count(*) OVER w
+       FROM unnest($2::bigint[], $3::int[]) AS l(entry_id, tag_id)
+     WINDOW w AS (PARTITION BY l.entry_id ORDER BY l.tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`,
     { bind: [workspaceId, links.map((l) => l.entryId), links.map((l) => l.tagId)], transaction: tx },
   );
 }
