@@ -38,9 +38,9 @@ export function wireDomainReactions(): void {
       // accounting/reviews: whether queueForNewEntries would queue it (the connections it joins)
       reviewsDue: reviewReactions.dueSql,
     },
-    createdOutbox(created, derived) {
+    createdOutbox(tx, created, derived) {
       // webhooks: the events of entryEvents.created, written by the insert of the entry itself
-      return entryEvents.createdOutbox(created, derived);
+      return entryEvents.createdOutbox(tx, created, derived);
     },
     async entryEdited(tx, before, after, actor) {
       // webhooks: entry.updated

@@ -20,6 +20,7 @@ import { m0018 } from './0018-banking-speed.js';
 import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
 import { m0021 } from './0021-tag-rank-plpgsql.js';
+import { m0022 } from './0022-deliveries-wake-in-process.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -44,6 +45,7 @@ export const migrations: Migration[] = [
   m0019,
   m0020,
   m0021,
+  m0022,
 ];
 
 const names = migrations.map((m) => m.name);

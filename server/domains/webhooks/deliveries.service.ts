@@ -13,6 +13,7 @@ import type {
 } from '../../../shared/contracts/outbound-webhooks.js';
 import { attempt, claimOne, recordOutcomes } from './attempts.js';
 import { loadEndpoint, presentEndpoint } from './endpoint-rows.js';
+import { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 
 type DeliveryRow = {
   id: string;
@@ -126,6 +127,7 @@ export async function replay(actor: Actor, input: ReplayInput): Promise<{ queued
     const endpoint = await loadEndpoint(actor, input.id, tx, true);
     if (!endpoint.is_active) throw conflict('The endpoint is disabled; enable it before replaying events to it');
     const now = clock.now();
+    wakeWorkersAfterCommit(tx);
     const rows = await db().query<{ id: string }>(
       `INSERT INTO webhook_deliveries (workspace_id, endpoint_id, event_id, next_attempt_at, created_at)
        SELECT ev.workspace_id, :endpointId, ev.id, :now, :now

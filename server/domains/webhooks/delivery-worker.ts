@@ -1,15 +1,15 @@
-import pg from 'pg';
-import { onDatabaseClose, pgClientConfig } from '../../db/database.js';
+import { onDatabaseClose } from '../../db/database.js';
 import { runtime } from '../../runtime.js';
 import { attempt, claimDue, recordOutcomes, type Outcome } from './attempts.js';
+import { onDeliveriesCommitted } from './delivery-wakeup.js';
 
 /**
  * The delivery worker of one process (CONTRACT §15). Every instance runs one; they share the work
  * through the claims of attempts.ts (each attempt made by one instance only).
  *
- * - wakes on `webhook_deliveries` notifications (sent by a trigger when a transaction that wrote
- *   deliveries commits; those arriving within `coalesceMs` are claimed together), and polls every
- *   `pollMs` for retries coming due and as a fallback while LISTEN is down;
+ * - wakes when a transaction of this process that wrote deliveries commits (delivery-wakeup.ts; the
+ *   commits within `coalesceMs` are claimed together), and polls every `pollMs` for retries coming due
+ *   and for deliveries other processes wrote;
  * - keeps up to `maxInFlight` attempts going on keep-alive connections, claiming in batches as
  *   slots free up, so a slow receiver holds only its own slots;
  * - records outcomes in batches (one statement each).
@@ -23,9 +23,6 @@ export type WorkerOptions = {
   /** how long a notification waits for more before claiming, so that a stream of commits is claimed in batches */
   coalesceMs?: number;
 };
-
-const CHANNEL = 'webhook_deliveries';
-const RECONNECT_MS = 1000;
 
 export class DeliveryWorker {
   private readonly maxInFlight: number;
@@ -42,9 +39,9 @@ export class DeliveryWorker {
   private flushing: Promise<void> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private pollTimer: NodeJS.Timeout | undefined;
-  private listener: pg.Client | undefined;
   private idle: (() => void)[] = [];
   private unregisterClose: (() => void) | undefined;
+  private unregisterWakeup: (() => void) | undefined;
 
   constructor(opts: WorkerOptions = {}) {
     this.maxInFlight = opts.maxInFlight ?? 256;
@@ -56,7 +53,7 @@ export class DeliveryWorker {
 
   start(): void {
     this.unregisterClose = onDatabaseClose(() => this.stop());
-    void this.listen();
+    this.unregisterWakeup = onDeliveriesCommitted(() => this.notified());
     this.pollTimer = setInterval(() => this.kick(), this.pollMs);
     this.pollTimer.unref();
     this.kick();
@@ -67,11 +64,9 @@ export class DeliveryWorker {
     if (this.stopped) return;
     this.stopped = true;
     this.unregisterClose?.();
+    this.unregisterWakeup?.();
     clearInterval(this.pollTimer);
     clearTimeout(this.coalesceTimer);
-    const listener = this.listener;
-    this.listener = undefined;
-    await listener?.end().catch(() => undefined);
     while (this.inFlight > 0 || this.pumping) await new Promise<void>((resolve) => this.idle.push(resolve));
     await this.flush();
   }
@@ -86,7 +81,7 @@ export class DeliveryWorker {
     void this.pump();
   }
 
-  /** New deliveries committed: claim them shortly, together with those of the next commits. */
+  /** New deliveries committed here: claim them shortly, together with those of the next commits. */
   private notified(): void {
     this.coalesceTimer ??= setTimeout(() => {
       this.coalesceTimer = undefined;
@@ -147,29 +142,6 @@ export class DeliveryWorker {
   private wakeIdle(): void {
     if (this.inFlight > 0 || this.pumping) return;
     for (const resolve of this.idle.splice(0)) resolve();
-  }
-
-  private async listen(): Promise<void> {
-    if (this.stopped) return;
-    const client = new pg.Client({ ...pgClientConfig(), application_name: 'fes-webhook-worker' });
-    const retry = () => {
-      if (this.listener !== client) return;
-      this.listener = undefined;
-      void client.end().catch(() => undefined);
-      setTimeout(() => void this.listen(), RECONNECT_MS).unref();
-    };
-    this.listener = client;
-    client.on('notification', () => this.notified());
-    client.on('error', retry);
-    client.on('end', retry);
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-      this.kick(); // anything committed while not listening
-    } catch (err) {
-      runtime().logger.warn({ err }, 'webhook worker: LISTEN failed; polling until it works');
-      retry();
-    }
   }
 }
 

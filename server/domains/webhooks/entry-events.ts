@@ -1,5 +1,6 @@
 import type { Transaction } from '../../db/database.js';
 import { presentEntry, type DerivedEntry, type EntryRow } from '../entries/index.js';
+import { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 import { outboxCtesSql, outboxRows, publish, publishMany, type PublishedEventType } from './outbox.js';
 
 /**
@@ -37,7 +38,12 @@ export const entryEvents = {
    * The same events as CTEs of the ledger core's insert of the entry (one round trip less): the outbox CTEs over
    * parameter `events` (bind `json` to it) and `now`.
    */
-  createdOutbox(rows: EntryRow[], derived?: DerivedEntry): { json: string; ctes: (events: string, now: string) => string } {
+  createdOutbox(
+    tx: Transaction,
+    rows: EntryRow[],
+    derived?: DerivedEntry,
+  ): { json: string; ctes: (events: string, now: string) => string } {
+    wakeWorkersAfterCommit(tx);
     return { json: outboxRows(createdEvents(rows, derived)).json, ctes: outboxCtesSql };
   },
   /** Fields or tags changed. */

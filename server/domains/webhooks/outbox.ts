@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { WebhookEventType } from '../../../shared/contracts/outbound-webhooks.js';
+import { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 
 /**
  * The transactional outbox (CONTRACT §15): an event is written in the transaction of the change
@@ -55,6 +56,7 @@ export function outboxRows(events: readonly PublishInput[]): { ids: string[]; js
 export async function publishMany(tx: Transaction, events: readonly PublishInput[]): Promise<string[]> {
   if (events.length === 0) return [];
   const { ids, json } = outboxRows(events);
+  wakeWorkersAfterCommit(tx);
   await db().query(`WITH ${outboxCtesSql('$1', '$2')} SELECT 1`, { bind: [json, clock.now()], transaction: tx });
   return ids;
 }

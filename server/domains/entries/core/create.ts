@@ -150,7 +150,7 @@ export async function createEntryRow(
   // the outbound events go with the insert when the entry stays as inserted until they are written
   const now = clock.now();
   const expected = ruled?.changesAfterInsert ? undefined : expectedRow(fields, now);
-  const outbox = expected && reactions().createdOutbox([expected], derived);
+  const outbox = expected && reactions().createdOutbox(tx, [expected], derived);
   let row = await insertEntry(tx, fields, actor, link, ruled?.events[0], { now, outbox });
   if (expected) assertInsertedAsExpected(row, expected);
   if (derivedFrom) {

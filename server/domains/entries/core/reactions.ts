@@ -88,7 +88,11 @@ export type EntryReactions = {
    * The outbound events entriesCreated publishes for these new entries, as CTEs the insert of the entry runs
    * (CONTRACT §15, same transaction, one round trip less): bind `json` to the parameter passed as `events`.
    */
-  createdOutbox(created: EntryRow[], derived?: DerivedEntry): { json: string; ctes: (events: string, now: string) => string };
+  createdOutbox(
+    tx: Transaction,
+    created: EntryRow[],
+    derived?: DerivedEntry,
+  ): { json: string; ctes: (events: string, now: string) => string };
   /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
   valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
   /**
