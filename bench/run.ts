@@ -13,6 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { QueryTypes } from 'sequelize';
+import type { Sequelize } from 'sequelize-typescript';
 import { loadConfig } from '../server/config.js';
 import { createLogger } from '../server/lib/logger.js';
 import { resolveSecrets } from '../server/lib/secrets.js';
@@ -55,6 +57,7 @@ async function main(): Promise<void> {
   let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
     const dataset = await ensureDataset(bench.sequelize, settings.entries, log);
+    await noteLeftovers(bench.sequelize, dataset.workspaceId);
     const writes = await createWriteWorkspace(bench.sequelize);
     log('building the server (npm run build)');
     buildServer();
@@ -93,6 +96,20 @@ async function main(): Promise<void> {
     await server?.stop();
     await bench.close();
   }
+}
+
+/**
+ * The write scenarios leave their entries behind (entry events are append-only, so they cannot be deleted):
+ * every full run adds tens of thousands to the entries table, and its indexes grow with them. Say so, so
+ * that runs far apart are not compared as if on the same table.
+ */
+async function noteLeftovers(sequelize: Sequelize, datasetWorkspaceId: number): Promise<void> {
+  const [row] = await sequelize.query<{ n: number }>('SELECT count(*)::int AS n FROM entries WHERE workspace_id <> $1', {
+    bind: [datasetWorkspaceId],
+    type: QueryTypes.SELECT,
+  });
+  if (row.n > 0)
+    log(`note: ${row.n.toLocaleString('en-US')} entries left by earlier runs' write scenarios share the table (--rebuild starts clean)`);
 }
 
 main().catch((err) => {
