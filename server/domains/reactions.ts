@@ -1,6 +1,6 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
 import { wireReactions } from './entries/index.js';
-import { reviewReactions, syncReactions } from './accounting/index.js';
+import { entryEditReactions, reviewReactions, syncReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
@@ -45,11 +45,9 @@ export function wireDomainReactions(): void {
     async entryEdited(tx, before, after, actor) {
       // webhooks: entry.updated
       await entryEvents.updated(tx, after);
-      // accounting/reviews: a CHANGES_REQUESTED review goes back in the queue (a PENDING entry moves UNDER_REVIEW)
-      const requeued = await reviewReactions.requeueAfterEdit(tx, after, actor);
-      // accounting/sync: SYNCED copies become STALE
-      await syncReactions.markStale(tx, after, 'EDITED', actor);
-      return requeued;
+      // accounting: a CHANGES_REQUESTED review goes back in the queue (a PENDING entry moves UNDER_REVIEW),
+      // and SYNCED copies become STALE
+      return entryEditReactions.afterEntryEdited(tx, after, actor);
     },
     async entryStatusChanged(tx, before, after, actor) {
       // webhooks: entry.voided or entry.status_changed

@@ -1,4 +1,6 @@
+import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../server/db/database.js';
 import { actor, addProjectMember } from '../support/factories.js';
 import { createEntry, entryIn, events, getEntry } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
@@ -202,6 +204,35 @@ describe('re-queue on edit', () => {
     expect(eventKinds(history).slice(-3)).toEqual(['ENTRY_UPDATED', 'REVIEW_QUEUED', 'STATUS_CHANGED']);
     expect(history.at(-2).data).toEqual({ reviewId: r.id, connectionId: w.connection.id, requeued: true });
     expect((await api.get(`/entries/${entry.id}/events/verify`, { token: w.token })).body.valid).toBe(true);
+  });
+
+  it('re-queues the review and makes the SYNCED copy STALE in the same edit, events in order (one statement: after-edit.ts)', async () => {
+    const w = await reviewWorld(api);
+    const { entry, review: r } = await queuedEntry(w);
+    await review.requestChanges(w, r.id, 'Wrong amount');
+    // a copy the connection already holds (as a push would have left it)
+    const [sync] = await db().query<{ id: string }>(
+      `INSERT INTO accounting_syncs (workspace_id, connection_id, entry_id, status, external_id, synced_at)
+       VALUES ($1, $2, $3, 'SYNCED', 'ext-1', now()) RETURNING id`,
+      { bind: [w.workspaceId, w.connection.id, entry.id], type: QueryTypes.SELECT },
+    );
+    const edited = await api.patch(`/entries/${entry.id}`, { amountCents: 4_321 }, { token: w.token });
+    expectStatus(edited, 200);
+    expect(edited.body.entryStatus).toBe('UNDER_REVIEW');
+    expect((await review.get(w, r.id)).body.status).toBe('QUEUED');
+    const [after] = await db().query<{ status: string }>('SELECT status FROM accounting_syncs WHERE id = $1', {
+      bind: [sync.id],
+      type: QueryTypes.SELECT,
+    });
+    expect(after.status).toBe('STALE');
+    const history = await events(w, entry.id);
+    expect(eventKinds(history).slice(-4)).toEqual(['ENTRY_UPDATED', 'REVIEW_QUEUED', 'STATUS_CHANGED', 'SYNC_STALE']);
+    expect(history.at(-1)).toMatchObject({ data: expect.objectContaining({ cause: 'EDITED' }) });
+    expect((await api.get(`/entries/${entry.id}/events/verify`, { token: w.token })).body.valid).toBe(true);
+    // a second edit finds nothing to re-queue or mark: only its ENTRY_UPDATED
+    const again = await api.patch(`/entries/${entry.id}`, { description: 'again' }, { token: w.token });
+    expectStatus(again, 200);
+    expect(eventKinds(await events(w, entry.id)).slice(-2)).toEqual(['SYNC_STALE', 'ENTRY_UPDATED']);
   });
 
   it('does nothing when the latest review is not CHANGES_REQUESTED, or for a change that is not an edit', async () => {

@@ -87,31 +87,6 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
 }
 
 /**
- * On an edit (server/domains/reactions.ts): an edit of an entry whose latest review (per connection) is
- * CHANGES_REQUESTED puts that review back in the queue, and the entry under review.
- */
-export async function requeueAfterEdit(tx: Transaction, after: EntryRow, actor: EventActor): Promise<boolean> {
-  const reviews = await db().query<ReviewRow>(
-    `WITH latest AS (
-       SELECT DISTINCT ON (connection_id) id, connection_id, status
-         FROM accounting_reviews WHERE entry_id = :entryId
-        ORDER BY connection_id, created_at DESC, id DESC
-     )
-     UPDATE accounting_reviews r SET status = 'QUEUED', decided_at = NULL, updated_at = :now
-       FROM latest
-      WHERE r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
-        AND NOT EXISTS (
-          SELECT 1 FROM accounting_reviews o
-           WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
-             AND o.status IN ('QUEUED', 'IN_REVIEW'))
-     RETURNING r.*`,
-    { replacements: { entryId: after.id, now: clock.now() }, type: QueryTypes.SELECT, transaction: tx },
-  );
-  await announceQueued(tx, reviews, actor, { requeued: true });
-  return reviews.length > 0;
-}
-
-/**
  * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status
  * change, webhook), every open review of it (QUEUED, IN_REVIEW, CHANGES_REQUESTED) becomes
  * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry.

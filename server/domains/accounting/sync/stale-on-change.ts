@@ -6,7 +6,8 @@ import { recordSyncEvent } from './sync-events.js';
 import type { SyncRow } from './sync-rows.js';
 
 /**
- * On an edit or a void (server/domains/reactions.ts; CONTRACT §9 "local edit, void, correction: SYNCED → STALE"): inside the
+ * On a void (server/domains/reactions.ts; CONTRACT §9 "local edit, void, correction: SYNCED → STALE"; an edit's is
+ * written by after-edit.ts together with the review re-queue): inside the
  * entry's transaction (the entry row is locked), every SYNCED record of the entry becomes STALE
  * with a SYNC_STALE event. A correction voids the original, so it arrives here as VOIDED.
  *
