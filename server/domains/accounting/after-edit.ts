@@ -4,7 +4,7 @@ import { clock } from '../../lib/clock.js';
 import type { EntryRow, EventActor } from '../entries/index.js';
 import { announceQueued } from './reviews/review-queue.js';
 import type { ReviewRow } from './reviews/review-rows.js';
-import { recordSyncEvent } from './sync/sync-events.js';
+import { announceStale, changeSource, markStaleSql } from './sync/stale-on-change.js';
 import type { SyncRow } from './sync/sync-rows.js';
 
 /**
@@ -20,7 +20,6 @@ import type { SyncRow } from './sync/sync-rows.js';
  * re-queued (the entry's status may have moved).
  */
 export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: EventActor): Promise<boolean> {
-  const source = actor.actorType === 'SYSTEM' || actor.actorType === 'WEBHOOK' ? actor.actorId : null;
   const [changed] = await db().query<{ reviews: string[]; syncs: string[] }>(
     `WITH latest AS (
        SELECT DISTINCT ON (connection_id) id, connection_id, status
@@ -35,22 +34,16 @@ export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: 
              WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
                AND o.status IN ('QUEUED', 'IN_REVIEW'))
        RETURNING r.id
-     ), stale AS (
-       UPDATE accounting_syncs SET status = 'STALE', updated_at = :now
-        WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
-       RETURNING id
-     )
+     ), stale AS (${markStaleSql('id')})
      SELECT ARRAY(SELECT id::text FROM requeued) AS reviews, ARRAY(SELECT id::text FROM stale) AS syncs`,
-    { replacements: { entryId: after.id, now: clock.now(), source }, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { entryId: after.id, now: clock.now(), source: changeSource(actor) }, type: QueryTypes.SELECT, transaction: tx },
   );
   if (changed.reviews.length > 0) {
     const reviews = await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews);
     await announceQueued(tx, reviews, actor, { requeued: true });
   }
   if (changed.syncs.length > 0) {
-    const syncs = await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs);
-    syncs.sort((a, b) => a.connection_id.localeCompare(b.connection_id));
-    for (const sync of syncs) await recordSyncEvent(tx, sync, 'SYNC_STALE', { cause: 'EDITED' }, actor);
+    await announceStale(tx, await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs), 'EDITED', actor);
   }
   return changed.reviews.length > 0;
 }

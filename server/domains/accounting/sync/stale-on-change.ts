@@ -16,13 +16,26 @@ import type { SyncRow } from './sync-rows.js';
  * stale: it already holds the change. Other connections' copies do become STALE.
  */
 export async function markSyncsStale(tx: Transaction, after: EntryRow, change: 'EDITED' | 'VOIDED', who: EventActor): Promise<void> {
-  const source = who.actorType === 'SYSTEM' || who.actorType === 'WEBHOOK' ? who.actorId : null;
-  const rows = await db().query<SyncRow>(
-    `UPDATE accounting_syncs SET status = 'STALE', updated_at = :now
-      WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
-      RETURNING *`,
-    { replacements: { entryId: after.id, now: clock.now(), source }, type: QueryTypes.SELECT, transaction: tx },
-  );
+  const rows = await db().query<SyncRow>(markStaleSql('*'), {
+    replacements: { entryId: after.id, now: clock.now(), source: changeSource(who) },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  await announceStale(tx, rows, change, who);
+}
+
+/** The connection whose own provider made the change (its copy is not stale), or null. */
+export const changeSource = (who: EventActor): string | null =>
+  who.actorType === 'SYSTEM' || who.actorType === 'WEBHOOK' ? who.actorId : null;
+
+/** The UPDATE of the entry's SYNCED copies to STALE (replacements :entryId, :now, :source), returning `returning`. */
+export const markStaleSql = (returning: string): string => `
+  UPDATE accounting_syncs SET status = 'STALE', updated_at = :now
+   WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
+   RETURNING ${returning}`;
+
+/** SYNC_STALE for each copy made STALE, in connection order. */
+export async function announceStale(tx: Transaction, rows: SyncRow[], change: 'EDITED' | 'VOIDED', who: EventActor): Promise<void> {
   rows.sort((a, b) => a.connection_id.localeCompare(b.connection_id));
   for (const sync of rows) await recordSyncEvent(tx, sync, 'SYNC_STALE', { cause: change }, who);
 }
