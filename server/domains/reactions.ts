@@ -1,6 +1,6 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
 import { wireReactions } from './entries/index.js';
-import { entryEditReactions, reviewReactions, syncReactions } from './accounting/index.js';
+import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
@@ -47,17 +47,15 @@ export function wireDomainReactions(): void {
       await entryEvents.updated(tx, after);
       // accounting: a CHANGES_REQUESTED review goes back in the queue (a PENDING entry moves UNDER_REVIEW),
       // and SYNCED copies become STALE
-      return entryEditReactions.afterEntryEdited(tx, after, actor);
+      return entryChangeReactions.afterEntryEdited(tx, after, actor);
     },
     async entryStatusChanged(tx, before, after, actor) {
       // webhooks: entry.voided or entry.status_changed
       await entryEvents.statusChanged(tx, before, after);
-      if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED') {
-        // accounting/reviews: open reviews of a voided or cancelled entry are CANCELLED
-        await reviewReactions.cancelOpenReviews(tx, after, actor);
-      }
-      // accounting/sync: a void makes SYNCED copies STALE (a push then voids them externally)
-      if (after.entry_status === 'VOIDED') await syncReactions.markStale(tx, after, 'VOIDED', actor);
+      // accounting: open reviews of a voided or cancelled entry are CANCELLED, and a void makes SYNCED copies
+      // STALE (a push then voids them externally)
+      if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
+        await entryChangeReactions.afterEntryClosed(tx, after, actor);
       // banking: voiding (or correcting) a matched entry dissolves its match (CONTRACT §14)
       if (after.entry_status === 'VOIDED') await bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
     },

@@ -1,4 +1,6 @@
+import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { db } from '../../server/db/database.js';
 import { events } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { reviewsOf } from './helpers.js';
@@ -38,6 +40,39 @@ describe('open reviews of an entry that leaves the books are CANCELLED', () => {
     expect((await post(`/entries/${entry.id}/void`, { reason: 'duplicate' })).status).toBe(200);
     await expectCancelled(entry.id, r.id);
     expect(eventKinds(await events(w, entry.id)).slice(-2)).toEqual(['VOIDED', 'REVIEW_CANCELLED']);
+  });
+
+  it('with a SYNCED copy: a void cancels the review and makes the copy STALE, a CANCELLED status only cancels (entry-changes.ts)', async () => {
+    const copyOf = async (entryId: number) => {
+      const [sync] = await db().query<{ id: string }>(
+        `INSERT INTO accounting_syncs (workspace_id, connection_id, entry_id, status, external_id, synced_at)
+         VALUES ($1, $2, $3, 'SYNCED', $4, now()) RETURNING id`,
+        { bind: [w.workspaceId, w.connection.id, entryId, `ext-${entryId}`], type: QueryTypes.SELECT },
+      );
+      return async () =>
+        (
+          await db().query<{ status: string }>('SELECT status FROM accounting_syncs WHERE id = $1', {
+            bind: [sync.id],
+            type: QueryTypes.SELECT,
+          })
+        )[0].status;
+    };
+    const voided = await queuedEntry(w);
+    const voidedCopy = await copyOf(voided.entry.id);
+    expect((await post(`/entries/${voided.entry.id}/void`, { reason: 'duplicate' })).status).toBe(200);
+    await expectCancelled(voided.entry.id, voided.review.id);
+    expect(await voidedCopy()).toBe('STALE');
+    const history = await events(w, voided.entry.id);
+    expect(eventKinds(history).slice(-3)).toEqual(['VOIDED', 'REVIEW_CANCELLED', 'SYNC_STALE']);
+    expect(history.at(-1).data).toMatchObject({ cause: 'VOIDED' });
+    expect((await api.get(`/entries/${voided.entry.id}/events/verify`, { token: w.token })).body.valid).toBe(true);
+
+    const cancelled = await queuedEntry(w);
+    const cancelledCopy = await copyOf(cancelled.entry.id);
+    const res = await api.patch(`/entries/${cancelled.entry.id}/status`, { status: 'CANCELLED', reason: 'withdrawn' }, { token: w.token });
+    expect(res.status, res.text).toBe(200);
+    await expectCancelled(cancelled.entry.id, cancelled.review.id);
+    expect(await cancelledCopy()).toBe('SYNCED');
   });
 
   it('on a status change to CANCELLED, and an IN_REVIEW review too', async () => {

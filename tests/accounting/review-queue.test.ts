@@ -206,7 +206,7 @@ describe('re-queue on edit', () => {
     expect((await api.get(`/entries/${entry.id}/events/verify`, { token: w.token })).body.valid).toBe(true);
   });
 
-  it('re-queues the review and makes the SYNCED copy STALE in the same edit, events in order (one statement: after-edit.ts)', async () => {
+  it('re-queues the review and makes the SYNCED copy STALE in the same edit, events in order (one statement: entry-changes.ts)', async () => {
     const w = await reviewWorld(api);
     const { entry, review: r } = await queuedEntry(w);
     await review.requestChanges(w, r.id, 'Wrong amount');

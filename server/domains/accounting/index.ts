@@ -1,17 +1,15 @@
 /** The accounting domain's public surface for other domains (DESIGN §2). */
-import { afterEntryEdited } from './after-edit.js';
-import { cancelOpenReviews, queueReviewsForNewEntries, reviewsDueSql } from './reviews/review-queue.js';
-import { markSyncsStale } from './sync/stale-on-change.js';
+import { afterEntryClosed, afterEntryEdited } from './entry-changes.js';
+import { queueReviewsForNewEntries, reviewsDueSql } from './reviews/review-queue.js';
 
-/** What reviews do when the ledger core changes an entry (wired in server/domains/reactions.ts). */
+/** What reviews do when the ledger core creates entries (wired in server/domains/reactions.ts). */
 export const reviewReactions = {
   queueForNewEntries: queueReviewsForNewEntries,
   dueSql: reviewsDueSql,
-  cancelOpenReviews,
 };
 
-/** An edit's effect on the entry's reviews (re-queued) and sync records (STALE), in one statement; true when a review was re-queued. */
-export const entryEditReactions = { afterEntryEdited };
-
-/** What sync records do when the ledger core changes an entry (wired in server/domains/reactions.ts). */
-export const syncReactions = { markStale: markSyncsStale };
+/**
+ * What an edit (reviews re-queued, SYNCED copies STALE; true when a review was re-queued) and a void or
+ * cancel (open reviews CANCELLED, on a void SYNCED copies STALE) do to an entry's reviews and sync records.
+ */
+export const entryChangeReactions = { afterEntryEdited, afterEntryClosed };

@@ -89,16 +89,16 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
 /**
  * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status
  * change, webhook), every open review of it (QUEUED, IN_REVIEW, CHANGES_REQUESTED) becomes
- * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry.
+ * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry (entry-changes.ts).
+ * The UPDATE (replacements :entryId, :now), returning `returning`.
  */
-export async function cancelOpenReviews(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<void> {
-  const now = clock.now();
-  const reviews = await db().query<ReviewRow>(
-    `UPDATE accounting_reviews SET status = 'CANCELLED', decided_at = :now, updated_at = :now
-      WHERE entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
-      RETURNING *`,
-    { replacements: { entryId: entry.id, now }, type: QueryTypes.SELECT, transaction: tx },
-  );
+export const cancelOpenReviewsSql = (returning: string): string => `
+  UPDATE accounting_reviews SET status = 'CANCELLED', decided_at = :now, updated_at = :now
+   WHERE entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
+   RETURNING ${returning}`;
+
+/** REVIEW_CANCELLED for each review cancelled with its entry, in id order. */
+export async function announceCancelled(tx: Transaction, entry: EntryRow, reviews: ReviewRow[], actor: EventActor): Promise<void> {
   reviews.sort((a, b) => a.id.localeCompare(b.id));
   for (const review of reviews) {
     await ledger.recordEvent(

@@ -1,13 +1,10 @@
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../../db/database.js';
-import { clock } from '../../../lib/clock.js';
-import type { EntryRow, EventActor } from '../../entries/index.js';
+import type { Transaction } from '../../../db/database.js';
+import type { EventActor } from '../../entries/index.js';
 import { recordSyncEvent } from './sync-events.js';
 import type { SyncRow } from './sync-rows.js';
 
 /**
- * On a void (server/domains/reactions.ts; CONTRACT §9 "local edit, void, correction: SYNCED → STALE"; an edit's is
- * written by after-edit.ts together with the review re-queue): inside the
+ * On an edit or a void (entry-changes.ts; CONTRACT §9 "local edit, void, correction: SYNCED → STALE"): inside the
  * entry's transaction (the entry row is locked), every SYNCED record of the entry becomes STALE
  * with a SYNC_STALE event. A correction voids the original, so it arrives here as VOIDED.
  *
@@ -15,14 +12,6 @@ import type { SyncRow } from './sync-rows.js';
  * (actor SYSTEM or WEBHOOK with the connection's id) — does not make that connection's copy
  * stale: it already holds the change. Other connections' copies do become STALE.
  */
-export async function markSyncsStale(tx: Transaction, after: EntryRow, change: 'EDITED' | 'VOIDED', who: EventActor): Promise<void> {
-  const rows = await db().query<SyncRow>(markStaleSql('*'), {
-    replacements: { entryId: after.id, now: clock.now(), source: changeSource(who) },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  await announceStale(tx, rows, change, who);
-}
 
 /** The connection whose own provider made the change (its copy is not stale), or null. */
 export const changeSource = (who: EventActor): string | null =>
