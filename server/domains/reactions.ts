@@ -57,7 +57,7 @@ export function wireDomainReactions(): void {
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
         await entryChangeReactions.afterEntryClosed(tx, after, actor);
       // banking: voiding (or correcting) a matched entry dissolves its match (CONTRACT §14)
-      if (after.entry_status === 'VOIDED') await bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
+      return after.entry_status === 'VOIDED' && bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
     },
     async assertCanUnreconcile(tx, row) {
       // banking: an entry in a bank match is unreconciled by deleting the match (CONTRACT §14): 409

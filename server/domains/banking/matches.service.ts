@@ -154,16 +154,18 @@ export async function deleteMatch(actor: Actor, id: string): Promise<{ success: 
  * Reaction to the void of an entry (also the original of a correction), wired in
  * server/domains/reactions.ts: its match is dissolved in the same transaction (CONTRACT §14).
  * The entry is locked by the core; the other entries of the match are locked here, in id order.
+ * True when there was a match (the entry is unreconciled now).
  */
-export async function dissolveMatchOfVoidedEntry(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<void> {
+export async function dissolveMatchOfVoidedEntry(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<boolean> {
   const rows = await db().query<{ match_id: string; entry_ids: string[] }>(
     `SELECT me.match_id, ARRAY(SELECT entry_id FROM bank_match_entries o WHERE o.match_id = me.match_id) AS entry_ids
        FROM bank_match_entries me WHERE me.entry_id = $1`,
     { bind: [entry.id], type: QueryTypes.SELECT, transaction: tx },
   );
-  if (rows.length === 0) return;
+  if (rows.length === 0) return false;
   await lockEntries(tx, rows[0].entry_ids.map(Number));
   await dissolveMatches(tx, [rows[0].match_id], actor);
+  return true;
 }
 
 /**

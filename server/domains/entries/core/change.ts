@@ -168,9 +168,8 @@ async function writeStatus(
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
-  await reactions().entryStatusChanged(tx, row, updated, actor);
-  // a reaction may have changed the row (a void dissolves a bank match: the entry is unreconciled)
-  return reloadRow(tx, row.id);
+  // read again only when a reaction may have changed the row (a void dissolved a bank match: unreconciled)
+  return (await reactions().entryStatusChanged(tx, row, updated, actor)) ? reloadRow(tx, row.id) : updated;
 }
 
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */

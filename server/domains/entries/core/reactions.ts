@@ -100,8 +100,11 @@ export type EntryReactions = {
    * True when a reaction may have changed the entry's own row (a re-queue moves a PENDING entry UNDER_REVIEW).
    */
   entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
-  /** The status moved (void, cancel, review decision, webhook, full refund, correction). */
-  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
+  /**
+   * The status moved (void, cancel, review decision, webhook, full refund, correction). True when a reaction
+   * may have changed the entry's own row (a void dissolves a bank match: the entry is unreconciled).
+   */
+  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
   /**
    * A person (not a bank match) is about to clear the reconciled flag of the locked entry:
    * throw (409) when another domain holds it reconciled (an entry in a bank match, CONTRACT §14).
