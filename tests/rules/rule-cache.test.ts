@@ -31,6 +31,8 @@ describe('rule-set cache', () => {
     const second = await createRule(w, { name: 'second', priority: 2 });
     const first = await createRule(w, { name: 'first', priority: 1 });
     await createRule(w, { name: 'inactive', priority: 0, isActive: false });
+    // the writes' own notifications first: one arriving after the load would (rightly) forget the set
+    await changeListener.settled();
     const set = await loadRuleSet(undefined, w.workspaceId);
     expect(set.rules.map((r) => r.id)).toEqual([first.id, second.id]);
     expect(await held()).toBe(true);
@@ -47,6 +49,7 @@ describe('rule-set cache', () => {
   });
 
   it('a change made by another process (direct SQL) is forgotten when its notification arrives', async () => {
+    await changeListener.settled(); // the previous test's writes are announced before this load
     await loadRuleSet(undefined, w.workspaceId);
     expect(await held()).toBe(true);
     await db().query('UPDATE rules SET is_active = false WHERE workspace_id = :ws', { replacements: { ws: w.workspaceId } });
