@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryRow, EventActor } from '../entries/index.js';
-import { announceCancelled, announceQueued, cancelOpenReviewsSql } from './reviews/review-queue.js';
+import { announceCancelled, announceQueued, cancelOpenReviewsSql, requeueAfterEditSql } from './reviews/review-queue.js';
 import type { ReviewRow } from './reviews/review-rows.js';
 import { announceStale, changeSource, markStaleSql } from './sync/stale-on-change.js';
 import type { SyncRow } from './sync/sync-rows.js';
@@ -22,25 +22,7 @@ type Changed = { reviews: string[]; syncs: string[] };
  * entry's status may have moved).
  */
 export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: EventActor): Promise<boolean> {
-  const changed = await runChange(
-    tx,
-    after,
-    actor,
-    `WITH latest AS (
-       SELECT DISTINCT ON (connection_id) id, connection_id, status
-         FROM accounting_reviews WHERE entry_id = :entryId
-        ORDER BY connection_id, created_at DESC, id DESC
-     ), reviews AS (
-       UPDATE accounting_reviews r SET status = 'QUEUED', decided_at = NULL, updated_at = :now
-         FROM latest
-        WHERE r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
-          AND NOT EXISTS (
-            SELECT 1 FROM accounting_reviews o
-             WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
-               AND o.status IN ('QUEUED', 'IN_REVIEW'))
-       RETURNING r.id
-     ), syncs AS (${markStaleSql('id')})`,
-  );
+  const changed = await runChange(tx, after, actor, `WITH reviews AS (${requeueAfterEditSql('id')}), syncs AS (${markStaleSql('id')})`);
   if (changed.reviews.length > 0)
     await announceQueued(tx, await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews), actor, { requeued: true });
   if (changed.syncs.length > 0) await announceStale(tx, await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs), 'EDITED', actor);

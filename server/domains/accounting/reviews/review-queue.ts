@@ -87,6 +87,26 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
 }
 
 /**
+ * CONTRACT §8 "entry edited": the latest review of each connection that is CHANGES_REQUESTED goes back in
+ * the queue, unless one is open already (REVIEW_QUEUED and the move UNDER_REVIEW by announceQueued;
+ * entry-changes.ts). The UPDATE (replacements :entryId, :now), returning `returning` of `r`.
+ */
+export const requeueAfterEditSql = (returning: string): string => `
+  WITH latest AS (
+    SELECT DISTINCT ON (connection_id) id, connection_id, status
+      FROM accounting_reviews WHERE entry_id = :entryId
+     ORDER BY connection_id, created_at DESC, id DESC
+  )
+  UPDATE accounting_reviews r SET status = 'QUEUED', decided_at = NULL, updated_at = :now
+    FROM latest
+   WHERE r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
+     AND NOT EXISTS (
+       SELECT 1 FROM accounting_reviews o
+        WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
+          AND o.status IN ('QUEUED', 'IN_REVIEW'))
+  RETURNING r.${returning}`;
+
+/**
  * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status
  * change, webhook), every open review of it (QUEUED, IN_REVIEW, CHANGES_REQUESTED) becomes
  * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry (entry-changes.ts).
