@@ -8,7 +8,7 @@ import pg from 'pg';
 import { cannon, summarize, type LoadResult } from './load.js';
 import { metered, type Metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { throughputRow, type ResultRow } from './table.js';
 
 const RULES = 100;
 const BATCH = 1000;
@@ -125,24 +125,13 @@ async function ingestBatch(c: BenchContext, s: Side, items: unknown[]): Promise<
     throw new Error(`ingest: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
 }
 
-function row(scenario: string, unit: string, ours: Metered, base: Metered, note: string): ResultRow {
-  const ratio = ours.perSecond / base.perSecond;
-  return {
-    scenario,
+/** A rules-vs-none row: at most 20 % slower with the rules. */
+const row = (scenario: string, unit: string, ours: Metered, base: Metered, note: string): ResultRow =>
+  throughputRow(scenario, ours, base, NaN, MIN_RATIO, [note], {
     unit,
-    ours: ours.perSecond,
-    baseline: base.perSecond,
-    ratio,
-    p50: ours.p50,
-    p95: ours.p95,
-    p99: ours.p99,
-    baselineP95: base.p95,
-    peakRssMB: NaN,
     target: `ratio >= ${MIN_RATIO.toFixed(2)} (at most 20 % slower)`,
-    met: ratio >= MIN_RATIO && ours.errors + base.errors === 0,
-    note: `${note}; CPU/request with rules ${ours.serverCpuMs.toFixed(1)} ms server + ${ours.dbCpuMs.toFixed(1)} ms PostgreSQL, without ${base.serverCpuMs.toFixed(1)} + ${base.dbCpuMs.toFixed(1)}`,
-  };
-}
+    sides: ['with rules', 'without'],
+  });
 
 /** Ingest: batches alternate between the two workspaces; each side's rate is its rows over its own summed batch time. */
 async function ingestWithRules(c: BenchContext, ruled: Side, plain: Side): Promise<ResultRow> {

@@ -91,7 +91,11 @@ export function listLatencyRow(
   };
 }
 
-/** An HTTP load scenario's row: ours against its same-run baseline in requests per second, met at `ratio >= min` with no failures. */
+/**
+ * A load scenario's row: ours against its same-run baseline per second (requests unless `unit` says
+ * otherwise), met at `ratio >= min` with no failures; `target` and the names of the two sides in the CPU
+ * note can be worded for the scenario.
+ */
 export function throughputRow(
   scenario: string,
   ours: Metered,
@@ -99,13 +103,15 @@ export function throughputRow(
   peakRssMB: number,
   min: number,
   notes: string[] = [],
+  wording: { unit?: string; target?: string; sides?: [string, string] } = {},
 ): ResultRow {
+  const [oursSide, baseSide] = wording.sides ?? ['ours', 'baseline'];
   const ratio = ours.perSecond / base.perSecond;
   const errors = ours.errors + base.errors;
   return {
     cpuPerRequest: { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs, baseServerMs: base.serverCpuMs, baseDbMs: base.dbCpuMs },
     scenario,
-    unit: 'req/s',
+    unit: wording.unit ?? 'req/s',
     ours: ours.perSecond,
     baseline: base.perSecond,
     ratio,
@@ -114,12 +120,12 @@ export function throughputRow(
     p99: ours.p99,
     baselineP95: base.p95,
     peakRssMB,
-    target: `ratio >= ${min}`,
+    target: wording.target ?? `ratio >= ${min}`,
     met: ratio >= min && errors === 0,
     note: [
       ...notes,
-      errors ? `${ours.errors} failed responses (ours), ${base.errors} (baseline)` : '',
-      `CPU/request ours ${ours.serverCpuMs.toFixed(2)} ms server + ${ours.dbCpuMs.toFixed(2)} ms PostgreSQL, baseline ${base.serverCpuMs.toFixed(2)} + ${base.dbCpuMs.toFixed(2)}`,
+      errors ? `${ours.errors} failed responses (${oursSide}), ${base.errors} (${baseSide})` : '',
+      `CPU/request ${oursSide} ${ours.serverCpuMs.toFixed(2)} ms server + ${ours.dbCpuMs.toFixed(2)} ms PostgreSQL, ${baseSide} ${base.serverCpuMs.toFixed(2)} + ${base.dbCpuMs.toFixed(2)}`,
     ]
       .filter(Boolean)
       .join('; '),
