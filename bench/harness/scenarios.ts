@@ -1,4 +1,5 @@
 /** Every scenario next to its baseline, measured in the same run (see bench/run.ts). */
+import os from 'node:os';
 import pg from 'pg';
 import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
 import { entryPageSql } from '../../server/domains/entries/list.service.js';
@@ -8,7 +9,7 @@ import { cannon, loop, repeat } from './load.js';
 import { recordReportSql, replay, type ReportCase } from './report-sql.js';
 import type { ServerProcess } from './server-process.js';
 import { metered } from './cpu.js';
-import { listLatencyRow, medianRow, throughputRow, type ResultRow } from './table.js';
+import { databaseCeiling, listLatencyRow, medianRow, throughputRow, type ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { api, deliveryRateScenario, drained, outboxOverheadScenario, startReceiver } from './webhooks-scenario.js';
@@ -110,7 +111,12 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       }),
     );
     const row = throughputRow('POST /entries vs constant mutation', ours, base, peakRss, 0.35);
-    row.note = `100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}`;
+    const cores = os.cpus().length;
+    const ceiling = (row.databaseCeiling = databaseCeiling(ours, base, cores));
+    const bound = ceiling
+      ? `; PostgreSQL alone caps creates at ${ceiling.perSecond.toFixed(0)} req/s on ${cores} cores (ratio ${ceiling.ratio.toFixed(2)}), with a server that would cost nothing`
+      : '';
+    row.note = `100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}`;
     return row;
   } finally {
     await rx.close();

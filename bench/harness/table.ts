@@ -21,7 +21,20 @@ export type ResultRow = {
   note?: string;
   /** CPU time per request of ours and of the baseline: the server process and PostgreSQL, in ms */
   cpuPerRequest?: { oursServerMs: number; oursDbMs: number; baseServerMs: number; baseDbMs: number };
+  /** the most ours could do if PostgreSQL had every core to itself (see databaseCeiling) */
+  databaseCeiling?: { perSecond: number; ratio: number };
 };
+
+/**
+ * The rate PostgreSQL's own CPU per request allows when it has every core of the machine and the server,
+ * the load generator and everything else cost nothing: no server code can make ours faster than this.
+ * `ratio` is that rate against the baseline's.
+ */
+export function databaseCeiling(ours: Metered, base: Metered, cores: number): { perSecond: number; ratio: number } | undefined {
+  if (!(ours.dbCpuMs > 0)) return undefined;
+  const perSecond = (cores * 1000) / ours.dbCpuMs;
+  return { perSecond, ratio: perSecond / base.perSecond };
+}
 
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(digits)) : '-');
 
