@@ -21,7 +21,7 @@ type Item = {
   reference: string;
 };
 
-function item(run: string, n: number, projectId: number): Item {
+export function item(run: string, n: number, projectId: number): Item {
   return {
     externalId: `${run}-${n}`,
     projectId,
@@ -34,7 +34,7 @@ function item(run: string, n: number, projectId: number): Item {
   };
 }
 
-async function createIntegration(c: BenchContext): Promise<{ id: string; apiKey: string; entrySourceId: number }> {
+export async function createIntegration(c: BenchContext): Promise<{ id: string; apiKey: string; entrySourceId: number }> {
   const res = await fetch(`${c.server.base}/integrations`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json', authorization: `Bearer ${c.token}` },

@@ -12,6 +12,7 @@ import { metered } from './cpu.js';
 import { databaseCeiling, listLatencyRow, medianRow, throughputRow, type ResultRow } from './table.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
+import { coalescingScenario } from './coalescing-scenario.js';
 import { api, deliveryRateScenario, drained, outboxOverheadScenario, startReceiver } from './webhooks-scenario.js';
 import { rulesScenarios, side } from './rules-scenario.js';
 import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
@@ -234,6 +235,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('CSV export', () => exportScenario(c));
     await step('POST /entries', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));
+    await step('coalescing: ingest in small batches vs POST /entries one by one', () => coalescingScenario(c));
     await step('webhooks: POST /entries with an endpoint', () => outboxOverheadScenario(c));
     await step('webhooks: deliveries/s', () => deliveryRateScenario(c));
     const rules = rulesScenarios(c);

@@ -1,0 +1,73 @@
+/**
+ * What the set-based write path buys at the size of concurrent single creates: the ingest endpoint fed by
+ * 10 clients with batches of 8 entries (one transaction and one statement per batch for the entries, their
+ * events and reactions), against POST /entries one entry per request from the same 10 clients. Both in
+ * entries per second, with the CPU each entry cost; neither side has rules, an endpoint or a valuation.
+ * It measures how far coalescing concurrent creates into shared statements could take POST /entries.
+ */
+import { loop } from './load.js';
+import { metered, type Metered } from './cpu.js';
+import { createIntegration, item } from './ingest-scenario.js';
+import type { BenchContext } from './scenarios.js';
+import { throughputRow, type ResultRow } from './table.js';
+
+const CLIENTS = 10;
+const BATCH = 8;
+
+/** A batch run counted per entry: rate and CPU divided over the entries of each request. */
+const perEntry = (m: Metered, entries: number): Metered => ({
+  ...m,
+  requests: m.requests * entries,
+  perSecond: m.perSecond * entries,
+  serverCpuMs: m.serverCpuMs / entries,
+  dbCpuMs: m.dbCpuMs / entries,
+});
+
+export async function coalescingScenario(c: BenchContext): Promise<ResultRow> {
+  const integration = await createIntegration(c);
+  const run = `coalesce-${Date.now()}`;
+  let n = 0;
+  const failed = { batched: 0, single: 0 };
+  const ingest = async () => {
+    const items = Array.from({ length: BATCH }, () => item(run, n++, c.writes.projectId));
+    const res = await fetch(`${c.server.base}/api/v1/ingest`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-API-Key': integration.apiKey },
+      body: JSON.stringify({ entries: items }),
+    });
+    const result = (await res.json()) as { created?: number };
+    if (res.status !== 200 || result.created !== BATCH) failed.batched++;
+  };
+  const single = JSON.stringify({
+    projectId: c.writes.projectId,
+    entryType: 'EXPENSE',
+    baseCurrency: 'USD',
+    amountCents: 12_345,
+    entryDate: '2026-01-15',
+    description: 'Bench POST /entries (one by one)',
+    reference: 'BENCH-ONE',
+  });
+  const post = async () => {
+    const res = await fetch(`${c.server.base}/entries`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', authorization: `Bearer ${c.token}` },
+      body: single,
+    });
+    await res.arrayBuffer();
+    if (res.status !== 200) failed.single++;
+  };
+  await loop(c.settings.warmupSeconds, CLIENTS, ingest);
+  await loop(c.settings.warmupSeconds, CLIENTS, post);
+  failed.batched = failed.single = 0;
+  const batched = perEntry(await metered(c, () => loop(c.settings.seconds, CLIENTS, ingest)), BATCH);
+  const oneByOne = await metered(c, () => loop(c.settings.seconds, CLIENTS, post));
+  return throughputRow(
+    `ingest in batches of ${BATCH} vs POST /entries one by one, ${CLIENTS} clients`,
+    { ...batched, errors: failed.batched },
+    { ...oneByOne, errors: failed.single },
+    NaN,
+    0,
+    ['what coalescing concurrent creates into set-based statements could reach'],
+    { unit: 'entries/s', target: '(headroom, no target)', sides: [`batches of ${BATCH}`, 'one by one'] },
+  );
+}
