@@ -7,7 +7,7 @@
  */
 import { loop } from './load.js';
 import { metered, type Metered } from './cpu.js';
-import { createIntegration, item } from './ingest-scenario.js';
+import { createIntegration, ingestBatch, item } from './ingest-scenario.js';
 import type { BenchContext } from './scenarios.js';
 import { throughputRow, type ResultRow } from './table.js';
 
@@ -28,16 +28,12 @@ export async function coalescingScenario(c: BenchContext): Promise<ResultRow> {
   const run = `coalesce-${Date.now()}`;
   let n = 0;
   const failed = { batched: 0, single: 0 };
-  const ingest = async () => {
-    const items = Array.from({ length: BATCH }, () => item(run, n++, c.writes.projectId));
-    const res = await fetch(`${c.server.base}/api/v1/ingest`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': integration.apiKey },
-      body: JSON.stringify({ entries: items }),
-    });
-    const result = (await res.json()) as { created?: number };
-    if (res.status !== 200 || result.created !== BATCH) failed.batched++;
-  };
+  const ingest = () =>
+    ingestBatch(
+      c,
+      integration.apiKey,
+      Array.from({ length: BATCH }, () => item(run, n++, c.writes.projectId)),
+    ).catch(() => void failed.batched++);
   const single = JSON.stringify({
     projectId: c.writes.projectId,
     entryType: 'EXPENSE',
@@ -67,7 +63,7 @@ export async function coalescingScenario(c: BenchContext): Promise<ResultRow> {
     { ...oneByOne, errors: failed.single },
     NaN,
     0,
-    ['what coalescing concurrent creates into set-based statements could reach'],
+    [`what coalescing concurrent creates into set-based statements could reach; latencies are per request (${BATCH} entries or 1)`],
     { unit: 'entries/s', target: '(headroom, no target)', sides: [`batches of ${BATCH}`, 'one by one'] },
   );
 }

@@ -52,6 +52,18 @@ export async function createIntegration(c: BenchContext): Promise<{ id: string; 
   }
 }
 
+/** One POST /api/v1/ingest with the integration's key; throws unless every item was created. */
+export async function ingestBatch(c: BenchContext, apiKey: string, items: unknown[]): Promise<void> {
+  const res = await fetch(`${c.server.base}/api/v1/ingest`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-API-Key': apiKey },
+    body: JSON.stringify({ entries: items }),
+  });
+  const result = (await res.json()) as { created: number };
+  if (res.status !== 200 || result.created !== items.length)
+    throw new Error(`ingest: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
+}
+
 const csvField = (v: string | number) => (typeof v === 'number' ? String(v) : `"${v.replace(/"/g, '""')}"`);
 
 export async function ingestScenario(c: BenchContext): Promise<ResultRow> {
@@ -60,16 +72,7 @@ export async function ingestScenario(c: BenchContext): Promise<ResultRow> {
   const batches = Array.from({ length: c.settings.ingestBatches }, (_, b) =>
     Array.from({ length: BATCH }, (_, i) => item(run, b * BATCH + i, c.writes.projectId)),
   );
-  const send = async (items: Item[]) => {
-    const res = await fetch(`${c.server.base}/api/v1/ingest`, {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'X-API-Key': integration.apiKey },
-      body: JSON.stringify({ entries: items }),
-    });
-    const result = (await res.json()) as { created: number };
-    if (res.status !== 200 || result.created !== items.length)
-      throw new Error(`ingest: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
-  };
+  const send = (items: Item[]) => ingestBatch(c, integration.apiKey, items);
   await send([item(`${run}-warm`, 0, c.writes.projectId)]); // warm-up, not counted
   // STREAMS clients each send their share of the batches one after the other
   const sendAll = async (): Promise<LoadResult> => {

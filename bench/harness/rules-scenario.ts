@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { cannon, summarize, type LoadResult } from './load.js';
 import { metered, type Metered } from './cpu.js';
+import { ingestBatch } from './ingest-scenario.js';
 import type { BenchContext } from './scenarios.js';
 import { throughputRow, type ResultRow } from './table.js';
 
@@ -114,17 +115,6 @@ const item = (run: string, n: number, projectId: number) => ({
   toParty: { name: `Vendor ${n % 200}` },
 });
 
-async function ingestBatch(c: BenchContext, s: Side, items: unknown[]): Promise<void> {
-  const res = await fetch(`${c.server.base}/api/v1/ingest`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', 'X-API-Key': s.apiKey },
-    body: JSON.stringify({ entries: items }),
-  });
-  const result = (await res.json()) as { created: number };
-  if (res.status !== 200 || result.created !== items.length)
-    throw new Error(`ingest: ${res.status} ${JSON.stringify(result).slice(0, 300)}`);
-}
-
 /** A rules-vs-none row: at most 20 % slower with the rules. */
 const row = (scenario: string, unit: string, ours: Metered, base: Metered, note: string): ResultRow =>
   throughputRow(scenario, ours, base, NaN, MIN_RATIO, [note], {
@@ -136,14 +126,14 @@ const row = (scenario: string, unit: string, ours: Metered, base: Metered, note:
 /** Ingest: batches alternate between the two workspaces; each side's rate is its rows over its own summed batch time. */
 async function ingestWithRules(c: BenchContext, ruled: Side, plain: Side): Promise<ResultRow> {
   const run = `rules-${Date.now()}`;
-  await ingestBatch(c, ruled, [item(`${run}-warm-r`, 0, ruled.projectId)]);
-  await ingestBatch(c, plain, [item(`${run}-warm-p`, 0, plain.projectId)]);
+  await ingestBatch(c, ruled.apiKey, [item(`${run}-warm-r`, 0, ruled.projectId)]);
+  await ingestBatch(c, plain.apiKey, [item(`${run}-warm-p`, 0, plain.projectId)]);
   const times: Record<'ruled' | 'plain', number[]> = { ruled: [], plain: [] };
   const batches = Math.max(2, c.settings.ingestBatches);
   const timed = async (key: 'ruled' | 'plain', s: Side, b: number) => {
     const items = Array.from({ length: BATCH }, (_, i) => item(`${run}-${key}`, b * BATCH + i, s.projectId));
     const t0 = performance.now();
-    await ingestBatch(c, s, items);
+    await ingestBatch(c, s.apiKey, items);
     times[key].push(performance.now() - t0);
   };
   const per = (key: 'ruled' | 'plain'): LoadResult => {
