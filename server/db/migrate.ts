@@ -1,12 +1,13 @@
-import pg from 'pg';
 import { Umzug, type RunnableMigration } from 'umzug';
 import type { Sequelize } from 'sequelize-typescript';
 import { migrations } from './migrations/index.js';
 import { clientConfigOf } from './database.js';
+import { withStartupLock } from './startup-lock.js';
 
 export type MigrationContext = Sequelize;
 
-const LOCK_KEY = 720_431_977; // advisory lock so that several instances migrate one at a time
+/** the advisory lock key every release has migrated under, so that old and new instances also take turns */
+const MIGRATIONS_LOCK = 720_431_977;
 
 export function migrator(sequelize: Sequelize) {
   const list: RunnableMigration<MigrationContext>[] = migrations.map((m) => ({
@@ -36,17 +37,9 @@ export function migrator(sequelize: Sequelize) {
   });
 }
 
-/** Runs pending migrations under an advisory lock held on a connection of its own; resolves the names it applied. */
+/** Runs pending migrations, one instance at a time (withStartupLock); resolves the names it applied. */
 export async function migrateUp(sequelize: Sequelize): Promise<string[]> {
-  const lock = new pg.Client(clientConfigOf(sequelize));
-  // (its own client: the pool may be a single connection, which the migrations need)
-  await lock.connect();
-  try {
-    await lock.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
-    return (await migrator(sequelize).up()).map((m) => m.name);
-  } finally {
-    await lock.end();
-  }
+  return withStartupLock(clientConfigOf(sequelize), MIGRATIONS_LOCK, async () => (await migrator(sequelize).up()).map((m) => m.name));
 }
 
 export async function pendingMigrations(sequelize: Sequelize): Promise<string[]> {

@@ -1,4 +1,5 @@
-import { transaction } from '../db/database.js';
+import { pgClientConfig, transaction } from '../db/database.js';
+import { withStartupLock } from '../db/startup-lock.js';
 import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
@@ -25,8 +26,17 @@ const TAGS: [string, string][] = [
   ['marketing', '#9467bd'],
 ];
 
-/** A demo workspace with realistic data, created only on an empty database. */
-export async function seedDemo(adminEmail: string, today = clock.now()): Promise<{ seeded: boolean; workspaceId?: number }> {
+export type DemoSeed = { seeded: boolean; workspaceId?: number };
+
+/**
+ * A demo workspace with realistic data, created only on an empty database, by one of the
+ * instances that start on it at once (the others find it there).
+ */
+export function seedDemo(adminEmail: string, today = clock.now()): Promise<DemoSeed> {
+  return withStartupLock(pgClientConfig(), 'demo seed', () => seedEmptyDatabase(adminEmail, today));
+}
+
+async function seedEmptyDatabase(adminEmail: string, today: Date): Promise<DemoSeed> {
   if ((await Workspace.count()) > 0) return { seeded: false };
   const admin = await User.findOne({ where: { email: adminEmail.toLowerCase() } });
   const base = await transaction(async (tx) => {

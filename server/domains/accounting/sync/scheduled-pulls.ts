@@ -2,6 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import PgBoss from 'pg-boss';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../db/database.js';
+import { withStartupLock } from '../../../db/startup-lock.js';
 import { clock } from '../../../lib/clock.js';
 import { runtime } from '../../../runtime.js';
 import { pullConnection } from './pull.js';
@@ -96,13 +97,22 @@ export async function runScheduledPull(connectionId: string): Promise<void> {
 export type SyncScheduler = { boss: PgBoss; stop: () => Promise<void> };
 
 /** Starts pg-boss on `databaseUrl`, registers the dispatch schedule and both workers. */
-export async function startSyncScheduler(databaseUrl: string, opts: { pollingIntervalSeconds?: number } = {}): Promise<SyncScheduler> {
-  const boss = new PgBoss({ connectionString: databaseUrl, schema: 'pgboss', max: 3, application_name: 'finance-entries-sync' });
+export async function startSyncScheduler(
+  databaseUrl: string,
+  opts: { pollingIntervalSeconds?: number; schema?: string } = {},
+): Promise<SyncScheduler> {
+  const schema = opts.schema ?? 'pgboss';
+  const boss = new PgBoss({ connectionString: databaseUrl, schema, max: 3, application_name: 'finance-entries-sync' });
   boss.on('error', (err) => runtime().logger.error({ err }, 'pg-boss error'));
-  await boss.start();
-  await boss.createQueue(DISPATCH_QUEUE, { name: DISPATCH_QUEUE, policy: 'short', retryLimit: 0 });
-  await boss.createQueue(PULL_QUEUE, { name: PULL_QUEUE, policy: 'stately', retryLimit: 0, expireInSeconds: 15 * 60 });
-  await boss.schedule(DISPATCH_QUEUE, DISPATCH_CRON, {}, { tz: 'UTC' });
+  // pg-boss 10 creates queues (its own on start, then ours: each a row plus a partition attached to
+  // its job table) without a lock: instances doing so at once on a fresh database deadlock, so
+  // they take turns
+  await withStartupLock({ connectionString: databaseUrl }, `pg-boss in ${schema}`, async () => {
+    await boss.start();
+    await boss.createQueue(DISPATCH_QUEUE, { name: DISPATCH_QUEUE, policy: 'short', retryLimit: 0 });
+    await boss.createQueue(PULL_QUEUE, { name: PULL_QUEUE, policy: 'stately', retryLimit: 0, expireInSeconds: 15 * 60 });
+    await boss.schedule(DISPATCH_QUEUE, DISPATCH_CRON, {}, { tz: 'UTC' });
+  });
   const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 };
   await boss.work(DISPATCH_QUEUE, work, async () => {
     await dispatchDuePulls(clock.now(), (connectionId) => boss.send(PULL_QUEUE, { connectionId }, { singletonKey: connectionId }));
