@@ -7,6 +7,7 @@
  */
 import { loop } from './load.js';
 import { metered, type Metered } from './cpu.js';
+import { plainEntryBody } from './fixtures.js';
 import { createIntegration, ingestBatch, item } from './ingest-scenario.js';
 import type { BenchContext } from './scenarios.js';
 import { throughputRow, type ResultRow } from './table.js';
@@ -34,15 +35,7 @@ export async function coalescingScenario(c: BenchContext): Promise<ResultRow> {
       integration.apiKey,
       Array.from({ length: BATCH }, () => item(run, n++, c.writes.projectId)),
     ).catch(() => void failed.batched++);
-  const single = JSON.stringify({
-    projectId: c.writes.projectId,
-    entryType: 'EXPENSE',
-    baseCurrency: 'USD',
-    amountCents: 12_345,
-    entryDate: '2026-01-15',
-    description: 'Bench POST /entries (one by one)',
-    reference: 'BENCH-ONE',
-  });
+  const single = plainEntryBody(c.writes.projectId, 'Bench POST /entries (one by one)', 'BENCH-ONE');
   const post = async () => {
     const res = await fetch(`${c.server.base}/entries`, {
       method: 'POST',

@@ -17,6 +17,18 @@ export type ReadDataset = {
 };
 export type WriteWorkspace = { workspaceId: number; projectId: number; sourceId: number };
 
+/** A POST /entries body: a plain USD expense in `projectId` that no bench rule matches and no rate values. */
+export const plainEntryBody = (projectId: number, description: string, reference: string): string =>
+  JSON.stringify({
+    projectId,
+    entryType: 'EXPENSE',
+    baseCurrency: 'USD',
+    amountCents: 12_345,
+    entryDate: '2026-01-15',
+    description,
+    reference,
+  });
+
 async function select<T extends object>(db: Sequelize, sql: string, bind: unknown[] = []): Promise<T[]> {
   return db.query<T>(sql, { bind, type: QueryTypes.SELECT });
 }

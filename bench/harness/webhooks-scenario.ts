@@ -8,6 +8,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pg from 'pg';
+import { plainEntryBody } from './fixtures.js';
 import { cannon } from './load.js';
 import { metered, type Metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
@@ -89,15 +90,7 @@ export async function outboxOverheadScenario(c: BenchContext): Promise<ResultRow
   const client = new pg.Client({ connectionString: c.url });
   await client.connect();
   const auth = { authorization: `Bearer ${c.token}` };
-  const body = JSON.stringify({
-    projectId: c.writes.projectId,
-    entryType: 'EXPENSE',
-    baseCurrency: 'USD',
-    amountCents: 12_345,
-    entryDate: '2026-01-15',
-    description: 'Bench POST /entries (webhooks)',
-    reference: 'BENCH-HOOK',
-  });
+  const body = plainEntryBody(c.writes.projectId, 'Bench POST /entries (webhooks)', 'BENCH-HOOK');
   try {
     await cannon({
       url: `${c.server.base}/entries`,

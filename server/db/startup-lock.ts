@@ -1,14 +1,12 @@
-import { createHash } from 'node:crypto';
 import pg from 'pg';
 
-/** A number is a bigint advisory key as such (kept where earlier releases used one); a name is hashed to a key pair. */
+/** A number is a bigint advisory key as such (kept where earlier releases used one); a name is hashed to one. */
 export type StartupLockKey = number | string;
 
-function lockCall(key: StartupLockKey): [string, number[]] {
-  if (typeof key === 'number') return ['SELECT pg_advisory_lock($1)', [key]];
-  const digest = createHash('sha256').update(`startup:${key}`).digest();
-  return ['SELECT pg_advisory_lock($1, $2)', [digest.readInt32BE(0), digest.readInt32BE(4)]];
-}
+const lockCall = (key: StartupLockKey): [string, unknown[]] =>
+  typeof key === 'number'
+    ? ['SELECT pg_advisory_lock($1::bigint)', [key]]
+    : ['SELECT pg_advisory_lock(hashtextextended($1, 0))', [`startup:${key}`]];
 
 /**
  * Runs `fn` while holding a blocking PostgreSQL session-level advisory lock, taken on a connection

@@ -3,18 +3,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
-import {
-  DISPATCH_QUEUE,
-  PULL_QUEUE,
-  startSyncScheduler,
-  type SyncScheduler,
-} from '../../../server/domains/accounting/sync/scheduled-pulls.js';
+import { DISPATCH_QUEUE, PULL_QUEUE, startSyncScheduler } from '../../../server/domains/accounting/sync/scheduled-pulls.js';
 
 /**
  * Instances of a rollout start at once on one database: each starts the scheduler, which creates
  * pg-boss's queues (a row in <schema>.queue plus a partition attached to <schema>.job, DDL that
- * pg-boss 10 does not serialize: without a lock of ours this deadlocked in every round). Each round here starts four schedulers together on a pg-boss
- * schema nobody has used, as the first rollout on an empty database does.
+ * pg-boss 10 does not serialize: without a lock of ours this deadlocked in every round). Each
+ * round here starts four schedulers together on a pg-boss schema nobody has used, as the first
+ * rollout on an empty database does.
  */
 const schemas: string[] = [];
 afterAll(async () => {
@@ -35,7 +31,7 @@ describe('scheduler start on a fresh database', () => {
         Array.from({ length: INSTANCES }, () => startSyncScheduler(runtime().config.DATABASE_URL!, { schema, pollingIntervalSeconds: 30 })),
       );
       const schedulers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
-      await Promise.all(schedulers.map((s: SyncScheduler) => s.stop()));
+      await Promise.all(schedulers.map((s) => s.stop()));
       const failures = started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason)] : []));
       expect(failures, `round ${round}`).toEqual([]);
 
