@@ -1,4 +1,4 @@
-import RE2 from 're2';
+import { RE2JS } from 're2js';
 import type { EntryType } from '../../../shared/contracts/entries.js';
 import type { DocumentType } from '../../../shared/contracts/documents.js';
 import type { RuleAction, RuleChanges, RuleCondition, RuleMatch, RuleTrigger } from '../../../shared/contracts/rules.js';
@@ -34,23 +34,22 @@ export type DocumentRequest = { documentName: string; documentType: DocumentType
 export type AppliedRule = { ruleId: string; ruleName: string; changes: RuleChanges };
 
 /**
- * A draft as conditions read it. Text fields are lower-cased (and encoded as UTF-8 for RE2) at
- * most once per draft, however many conditions read them: 100 rules over a 1,000-entry batch
- * would otherwise convert the same strings a hundred times each.
+ * A draft as conditions read it. Text fields are lower-cased at most once per draft, however many
+ * conditions read them: 100 rules over a 1,000-entry batch would otherwise convert the same strings
+ * a hundred times each.
  */
-type Subject = { draft: RuleDraft; lower(field: TextField): string; utf8(field: TextField): Buffer };
+type Subject = { draft: RuleDraft; text(field: TextField): string; lower(field: TextField): string };
 type TextField = 'description' | 'reference' | 'counterparty';
 type Predicate = (subject: Subject) => boolean;
 
 function subjectOf(draft: RuleDraft, ctx: RuleContext): Subject {
   const raw: Partial<Record<TextField, string>> = {};
   const lower: Partial<Record<TextField, string>> = {};
-  const utf8: Partial<Record<TextField, Buffer>> = {};
   const text = (field: TextField) => (raw[field] ??= field === 'counterparty' ? counterpartyOf(draft, ctx) : (draft[field] ?? ''));
   return {
     draft,
+    text,
     lower: (field) => (lower[field] ??= text(field).toLowerCase()),
-    utf8: (field) => (utf8[field] ??= Buffer.from(text(field), 'utf8')),
   };
 }
 
@@ -89,10 +88,13 @@ export class RulePatternError extends Error {
   }
 }
 
-/** RE2 runs in time linear in the input: no pattern can stall the server (CONTRACT §16). */
-export function compilePattern(pattern: string): RE2 {
+/**
+ * RE2 (the pure-JavaScript port re2js, so installing needs no compiler) runs in time linear in the
+ * input: no pattern can stall the server (CONTRACT §16).
+ */
+export function compilePattern(pattern: string): RE2JS {
   try {
-    return new RE2(pattern, 'iu');
+    return RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE);
   } catch (err) {
     throw new RulePatternError(pattern, err instanceof Error ? err.message : String(err));
   }
@@ -113,7 +115,7 @@ function compileCondition(c: RuleCondition): Predicate {
       const field = c.field;
       if (c.operator === 'matches') {
         const re = compilePattern(c.value);
-        return (x) => re.test(x.utf8(field));
+        return (x) => re.test(x.text(field));
       }
       const wanted = c.value.toLowerCase();
       const test = {
