@@ -21,7 +21,13 @@ const mac = (key: Buffer, body: string) => createHmac('sha256', macKey(key)).upd
 export function issueConfirmToken(principal: string, tool: string, args: Record<string, unknown>, keys: Keyring = activeKeyring()): string {
   const current = keys[0];
   if (!current) throw new Error('no credentials key configured');
-  const claims: Claims = { p: principal, t: tool, a: argumentsDigest(args), exp: clock.now().getTime() + CONFIRM_TTL_MS, n: randomBytes(9).toString('base64url') };
+  const claims: Claims = {
+    p: principal,
+    t: tool,
+    a: argumentsDigest(args),
+    exp: clock.now().getTime() + CONFIRM_TTL_MS,
+    n: randomBytes(9).toString('base64url'),
+  };
   const body = `${current.kid}.${Buffer.from(JSON.stringify(claims)).toString('base64url')}`;
   return `${body}.${mac(current.key, body).toString('base64url')}`;
 }

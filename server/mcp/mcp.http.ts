@@ -20,9 +20,17 @@ const INSTRUCTIONS =
 
 /** One MCP server per request: stateless (no session to share between instances), bound to the request's caller. */
 function serverFor(scope: CallScope): Server {
-  const server = new Server({ name: 'finance-entries-service', version: '1.0.0' }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'finance-entries-service', version: '1.0.0' },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+  );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: toolsFor(scope.actor).map(({ name, description, inputSchema, annotations }) => ({ name, description, inputSchema, annotations })),
+    tools: toolsFor(scope.actor).map(({ name, description, inputSchema, annotations }) => ({
+      name,
+      description,
+      inputSchema,
+      annotations,
+    })),
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = allTools().get(request.params.name);

@@ -30,4 +30,5 @@ export function sent(result: CallToolResult | ToolError): CallToolResult {
   return rest;
 }
 
-export const statusOf = (result: CallToolResult | ToolError): number => ('status' in result && typeof result.status === 'number' ? result.status : 200);
+export const statusOf = (result: CallToolResult | ToolError): number =>
+  'status' in result && typeof result.status === 'number' ? result.status : 200;
