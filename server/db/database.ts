@@ -16,6 +16,7 @@ export function connectDatabase(url: string, opts: { poolMax?: number } = {}): S
     pool: { max: opts.poolMax ?? 10, min: 0, idle: 10_000, acquire: 30_000 },
     define: { underscored: true },
   });
+  instance.addHook('beforeQuery', rollBackWritesOutsideTransactions);
   return instance;
 }
 
@@ -82,12 +83,38 @@ export async function asPreview<T>(work: () => Promise<T>): Promise<{ settled: P
 
 export const inPreview = (): boolean => previewScope.getStore() !== undefined;
 
-/** Called before work that would reach outside the database (a provider's API): a preview stops there. */
+/** Called before work a rollback cannot undo (e.g. `contacting QuickBooks`): a preview stops there. */
 export function haltPreviewBefore(what: string): void {
   const preview = previewScope.getStore();
   if (!preview) return;
   preview.halted ??= what;
-  throw new AppError('CONFLICT', `A preview does not contact ${what}`);
+  throw new AppError('CONFLICT', `A preview stops before ${what}`);
+}
+
+const READ_ONLY_SQL = /^\s*(SELECT|SHOW)\b/i;
+
+type PgConnection = { query: (sql: string) => Promise<unknown> };
+
+/**
+ * A statement outside any transaction (a model's create without `transaction`) commits at once; under a
+ * preview, each such statement that may write runs in a transaction of its own on its connection, which is
+ * rolled back after its deferred constraints are checked.
+ */
+function rollBackWritesOutsideTransactions(options: { transaction?: unknown }, query: unknown): void {
+  if (!previewScope.getStore() || options.transaction) return;
+  const q = query as { connection: PgConnection; run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
+  const run = q.run.bind(q);
+  q.run = async (sql, ...rest) => {
+    if (READ_ONLY_SQL.test(sql)) return run(sql, ...rest);
+    await q.connection.query('BEGIN');
+    try {
+      const result = await run(sql, ...rest);
+      await q.connection.query('SET CONSTRAINTS ALL IMMEDIATE');
+      return result;
+    } finally {
+      await q.connection.query('ROLLBACK');
+    }
+  };
 }
 
 async function previewTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {

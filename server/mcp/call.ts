@@ -43,7 +43,7 @@ async function preview(scope: CallScope, tool: ToolDef, input: Record<string, un
   if (settled.status === 'rejected' && !halted) return toolError(settled.reason);
   const confirmToken = issueConfirmToken(principalOf(scope.actor), tool.name, input);
   if (halted || settled.status === 'rejected') {
-    const notice = `The preview stopped before contacting ${halted}: the outcome is known only once confirmed.`;
+    const notice = `The preview stopped before ${halted}: the outcome is known only once confirmed.`;
     return toolResult({ preview: true, result: null, notice, confirmToken });
   }
   return toolResult({ preview: true, result: settled.value ?? null, confirmToken });

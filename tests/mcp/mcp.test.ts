@@ -270,3 +270,25 @@ describe('writes: preview, then confirm', () => {
     expect(kinds.filter((k) => k === 'VOIDED')).toHaveLength(1);
   });
 });
+
+describe('writes made outside a transaction', () => {
+  it('previews createParty (a model create without a transaction) without keeping the party, and creates it on confirm', async () => {
+    const client = await connectAgent(api, mcpBearer(w.owner));
+    const parties = () => count('SELECT count(*) AS n FROM parties WHERE workspace_id = :ws', w.workspaceId);
+    const before = await parties();
+    const args = { workspaceId: w.workspaceId, name: 'Agent Supplies Ltd', partyType: 'ORGANIZATION' };
+    const preview = (await call(client, 'createParty', args)) as Preview;
+    expect(preview.result).toMatchObject({ name: 'Agent Supplies Ltd', workspaceId: w.workspaceId });
+    expect(await parties()).toBe(before);
+    const created = await call(client, 'createParty', { ...args, confirm: preview.confirmToken });
+    expect(created).toMatchObject({ name: 'Agent Supplies Ltd' });
+    expect(await parties()).toBe(before + 1);
+  });
+
+  it('previews logout without ending the session', async () => {
+    const agent = await actor(api, { workspaceId: w.workspaceId });
+    const client = await connectAgent(api, mcpBearer(agent));
+    expect(await call(client, 'logout', {})).toMatchObject({ preview: true, result: { success: true } });
+    expect((await api.get('/auth/me', { token: agent.token })).status).toBe(200);
+  });
+});

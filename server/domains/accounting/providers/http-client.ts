@@ -114,7 +114,7 @@ function once(call: HttpCall, target: ResolvedAddress, url: URL, label: string, 
  * throws ProviderError when no answer came, and AppError 400 when the guard refuses the host.
  */
 export async function send(call: HttpCall, opts: HttpOptions): Promise<HttpAnswer> {
-  haltPreviewBefore(opts.label); // an agent's preview (CONTRACT §20) never reaches the provider
+  haltPreviewBefore(`contacting ${opts.label}`); // an agent's preview (CONTRACT §20) never reaches the provider
   const url = new URL(call.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProviderError(`${opts.label} URL must be http or https`, 'CONFIGURATION');
