@@ -13,6 +13,7 @@ import { requestContext, emptyBodyIsJson, rejectDeepJson, rejectNulCharacters } 
 import { idempotency } from './http/idempotency.js';
 import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
+import { mcpRouter } from './mcp/mcp.http.js';
 import { routeTemplateOf } from './http/route-templates.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
 import { INGEST_PATH } from './domains/integrations/ingest.http.js';
@@ -59,6 +60,7 @@ export function createApp(): Express {
   app.use(emptyBodyIsJson);
   app.use(rejectDeepJson);
   app.use(rejectNulCharacters);
+  app.use(mcpRouter()); // agents (CONTRACT §20); before idempotency: a confirmed write is made once by its confirmToken
   app.use(idempotency);
   app.use(expressRoutes);
 

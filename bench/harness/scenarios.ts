@@ -17,6 +17,7 @@ import { api, deliveryRateScenario, drained, outboxOverheadScenario, startReceiv
 import { rulesScenarios, side } from './rules-scenario.js';
 import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
 import { listPagesScenarios } from './list-pages-scenario.js';
+import { mcpScenarios } from './mcp-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -242,6 +243,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('rules: ingest', rules.ingest);
     await step('rules: POST /entries', rules.post);
     for (const [name, run] of (await import('./bank-scenario.js')).bankScenarios(c)) await step(name, run);
+    for (const [name, run] of mcpScenarios(c)) await step(name, run);
   } finally {
     await client.end();
     await pool.end();

@@ -3,6 +3,7 @@ import { Sequelize } from 'sequelize-typescript';
 import type { Transaction } from 'sequelize';
 import { installTypeParsers } from './pg-types.js';
 import { allModels } from './models/index.js';
+import { AppError } from '../lib/errors.js';
 
 let instance: Sequelize | undefined;
 
@@ -15,6 +16,7 @@ export function connectDatabase(url: string, opts: { poolMax?: number } = {}): S
     pool: { max: opts.poolMax ?? 10, min: 0, idle: 10_000, acquire: 30_000 },
     define: { underscored: true },
   });
+  instance.addHook('beforeQuery', rollBackWritesOutsideTransactions);
   return instance;
 }
 
@@ -60,8 +62,78 @@ export function withFirstTransactionHook<T>(hook: (tx: Transaction) => Promise<v
   return firstTransactionHook.run({ run: hook, done: false }, fn);
 }
 
+/**
+ * A preview (CONTRACT §20): every transaction started under it does its work, has its deferred
+ * constraints (the ledger's caps and closed periods) checked, and is then rolled back, so nothing
+ * commits and no afterCommit hook runs. `halted` names what the work stopped short of (see haltPreviewBefore).
+ */
+type Preview = { halted: string | null };
+const previewScope = new AsyncLocalStorage<Preview>();
+
+class RolledBack {
+  constructor(readonly value: unknown) {}
+}
+
+/** Runs `work` as a preview: how it settled, and what it stopped short of, if anything. */
+export async function asPreview<T>(work: () => Promise<T>): Promise<{ settled: PromiseSettledResult<T>; halted: string | null }> {
+  const preview: Preview = { halted: null };
+  const [settled] = await Promise.allSettled([previewScope.run(preview, work)]);
+  return { settled, halted: preview.halted };
+}
+
+export const inPreview = (): boolean => previewScope.getStore() !== undefined;
+
+/** Called before work a rollback cannot undo (e.g. `contacting QuickBooks`): a preview stops there. */
+export function haltPreviewBefore(what: string): void {
+  const preview = previewScope.getStore();
+  if (!preview) return;
+  preview.halted ??= what;
+  throw new AppError('CONFLICT', `A preview stops before ${what}`);
+}
+
+const READ_ONLY_SQL = /^\s*(SELECT|SHOW)\b/i;
+
+type PgConnection = { query: (sql: string) => Promise<unknown> };
+
+/**
+ * A statement outside any transaction (a model's create without `transaction`) commits at once; under a
+ * preview, each such statement that may write runs in a transaction of its own on its connection, which is
+ * rolled back after its deferred constraints are checked.
+ */
+function rollBackWritesOutsideTransactions(options: { transaction?: unknown }, query: unknown): void {
+  if (!previewScope.getStore() || options.transaction) return;
+  const q = query as { connection: PgConnection; run: (sql: string, ...rest: unknown[]) => Promise<unknown> };
+  const run = q.run.bind(q);
+  q.run = async (sql, ...rest) => {
+    if (READ_ONLY_SQL.test(sql)) return run(sql, ...rest);
+    await q.connection.query('BEGIN');
+    try {
+      const result = await run(sql, ...rest);
+      await q.connection.query('SET CONSTRAINTS ALL IMMEDIATE');
+      return result;
+    } finally {
+      await q.connection.query('ROLLBACK');
+    }
+  };
+}
+
+async function previewTransaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  try {
+    await db().transaction(async (tx) => {
+      const value = await work(tx);
+      await db().query('SET CONSTRAINTS ALL IMMEDIATE', { transaction: tx });
+      throw new RolledBack(value);
+    });
+  } catch (err) {
+    if (err instanceof RolledBack) return err.value as T;
+    throw err;
+  }
+  throw new Error('unreachable: a preview transaction always rolls back');
+}
+
 /** Runs work in one database transaction; every query inside must be passed `tx`. */
 export async function transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
+  if (previewScope.getStore()) return previewTransaction(work);
   const hook = firstTransactionHook.getStore();
   let ranHook = false;
   try {

@@ -2,6 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
+import { currentVia } from '../../lib/via.js';
 import type { Actor } from '../../lib/scope.js';
 import type { EventObject } from '../../../shared/contracts/entries.js';
 import { preparedQuery } from './core/raw-sql.js';
@@ -124,9 +125,15 @@ function newEvent(entry: { id: number }, kind: EventKind, data: Record<string, u
     kind,
     actorType: actor.actorType,
     actorId: actor.actorId,
-    data: JSON.parse(JSON.stringify(data)) as Record<string, unknown>,
+    data: JSON.parse(JSON.stringify(markVia(data, actor))) as Record<string, unknown>,
     createdAt,
   };
+}
+
+/** The caller's own events name the transport when it is not the usual one (MCP); system reactions do not. */
+function markVia(data: Record<string, unknown>, actor: EventActor): Record<string, unknown> {
+  const via = currentVia();
+  return via && actor.actorType !== 'SYSTEM' ? { ...data, via } : data;
 }
 
 /** The next link of a chain whose last event is `tail` (none for a new entry). */

@@ -2,6 +2,7 @@ import http, { type IncomingHttpHeaders } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { pinnedLookup, type ResolvedAddress } from '../../../lib/address-guard.js';
+import { haltPreviewBefore } from '../../../db/database.js';
 import { runtime } from '../../../runtime.js';
 import { resolveTarget } from './address-guard.js';
 import { ProviderError } from './provider-error.js';
@@ -113,6 +114,7 @@ function once(call: HttpCall, target: ResolvedAddress, url: URL, label: string, 
  * throws ProviderError when no answer came, and AppError 400 when the guard refuses the host.
  */
 export async function send(call: HttpCall, opts: HttpOptions): Promise<HttpAnswer> {
+  haltPreviewBefore(`contacting ${opts.label}`); // an agent's preview (CONTRACT §20) never reaches the provider
   const url = new URL(call.url);
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ProviderError(`${opts.label} URL must be http or https`, 'CONFIGURATION');
