@@ -1,5 +1,5 @@
 import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
-import type { AppRouter } from '../../server/trpc/router.js';
+import type { AppRouter } from './app-router.js';
 import { guardUnauthorized } from './guard.js';
 import { joinUrl } from './paths.js';
 import { createFileHelpers, type FileHelpers } from './files.js';
