@@ -129,11 +129,17 @@ export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (!(err instanceof Error)) return undefined;
   if (err.cause instanceof ApiError) return err.cause;
+  const meta = (err as { meta?: { response?: Response; responseJSON?: unknown } }).meta;
   const data = (err as { data?: unknown }).data;
-  if (typeof data !== 'object' || data === null) return undefined;
-  const d = data as { code?: unknown; httpStatus?: unknown; issues?: unknown };
-  if (typeof d.httpStatus !== 'number' || typeof d.code !== 'string') return undefined;
-  const error = errorFor(d.httpStatus, d.code, err.message, Array.isArray(d.issues) ? d.issues : undefined);
-  const response = (err as { meta?: { response?: { headers?: Headers } } }).meta?.response;
-  return withHeaders(error, response?.headers);
+  const d = (typeof data === 'object' && data !== null ? data : {}) as { code?: unknown; httpStatus?: unknown; issues?: unknown };
+  let error: ApiError;
+  if (typeof d.httpStatus === 'number' && typeof d.code === 'string') {
+    error = errorFor(d.httpStatus, d.code, err.message, Array.isArray(d.issues) ? d.issues : undefined);
+  } else if (meta?.response && !meta.response.ok) {
+    // an answer outside tRPC's envelope (the Idempotency-Key check runs before tRPC): `{ message, code }`
+    const body = (typeof meta.responseJSON === 'object' && meta.responseJSON !== null ? meta.responseJSON : {}) as Partial<ErrorBody>;
+    const message = typeof body.message === 'string' ? body.message : err.message;
+    error = errorFor(meta.response.status, typeof body.code === 'string' ? body.code : undefined, message);
+  } else return undefined;
+  return withHeaders(error, meta?.response?.headers);
 }

@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, parseInput } from '../../lib/errors.js';
@@ -37,7 +38,10 @@ async function importRoute(req: Request, res: Response): Promise<void> {
   if (!req.is('multipart/form-data'))
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
-  await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
+  // with an Idempotency-Key the middleware has read the body already (req.rawBody): multer reads that copy
+  const source = req.rawBody ? (Object.assign(Readable.from([req.rawBody]), { headers: req.headers }) as unknown as Request) : req;
+  await new Promise<void>((resolve, reject) => parser(source, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
+  if (source !== req) Object.assign(req, { file: source.file, body: source.body as unknown });
   if (!req.file) throw badRequest('The "file" part is missing');
   const fields = parseInput(ImportFields, { ...(req.body as Record<string, unknown>) });
   const file = { bytes: req.file.buffer, fileName: req.file.originalname.split(/[\\/]/).pop() || null };
