@@ -39,7 +39,8 @@ async function importRoute(req: Request, res: Response): Promise<void> {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
   // with an Idempotency-Key the middleware has read the body already (req.rawBody): multer reads that copy
-  const source = req.rawBody ? (Object.assign(Readable.from([req.rawBody]), { headers: req.headers }) as unknown as Request) : req;
+  const rawBody = (req as { rawBody?: Buffer }).rawBody;
+  const source = rawBody ? (Object.assign(Readable.from([rawBody]), { headers: req.headers }) as unknown as Request) : req;
   await new Promise<void>((resolve, reject) => parser(source, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
   if (source !== req) Object.assign(req, { file: source.file, body: source.body as unknown });
   if (!req.file) throw badRequest('The "file" part is missing');
