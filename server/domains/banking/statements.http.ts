@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, parseInput } from '../../lib/errors.js';
+import { recordStatementImport } from '../../lib/metrics.js';
 import { runtime } from '../../runtime.js';
 import { BankAccountPath, ImportFields, ImportForm, StatementObject } from '../../../shared/contracts/banking.js';
 import { authorizeRequest } from '../auth/index.js';
@@ -46,7 +47,12 @@ async function importRoute(req: Request, res: Response): Promise<void> {
   if (!req.file) throw badRequest('The "file" part is missing');
   const fields = parseInput(ImportFields, { ...(req.body as Record<string, unknown>) });
   const file = { bytes: req.file.buffer, fileName: req.file.originalname.split(/[\\/]/).pop() || null };
-  res.status(200).json(await importStatement(actor, id, file, fields));
+  const statement = await importStatement(actor, id, file, fields).catch((err: unknown) => {
+    if (err instanceof AppError) recordStatementImport(fields.format ?? 'UNKNOWN', 'refused');
+    throw err;
+  });
+  recordStatementImport(statement.format, { importedLines: statement.importedCount });
+  res.status(200).json(statement);
 }
 
 export function bankingRoutes(): Router {
