@@ -12,6 +12,7 @@ import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
 import { createApp } from './app.js';
+import { bannerLines, writeBanner } from './banner.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
 import { startDeliveryWorker } from './domains/webhooks/index.js';
@@ -76,24 +77,9 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   const base = `http://localhost:${port}`;
-  const lines = [
-    '',
-    `  Finance Entries Service is listening on ${base}`,
-    `  API docs:     ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
-    `  Database:     ${embedded ? `embedded PostgreSQL in ${config.DATA_DIR}` : 'DATABASE_URL'}`,
-  ];
-  if (admin.created && admin.generatedPassword) {
-    lines.push(`  Admin login:  ${admin.email} / ${admin.generatedPassword}   (generated now; shown only once)`);
-  } else if (admin.created) {
-    lines.push(`  Admin login:  ${admin.email} with ADMIN_PASSWORD`);
-  } else {
-    lines.push('  Log in with an existing user (the bootstrap admin was created on first start).');
-  }
-  lines.push(
-    `  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`,
-    '',
-  );
-  process.stdout.write(lines.join('\n') + '\n');
+  logger.info({ url: base }, 'listening');
+  const lines = bannerLines({ base, embeddedDataDir: embedded ? config.DATA_DIR : undefined, admin });
+  writeBanner(lines);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

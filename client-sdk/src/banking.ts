@@ -1,5 +1,5 @@
 import type { RestClient } from './rest.js';
-import type { CsvMapping, StatementFormat, StatementObject } from '../../shared/contracts/banking.js';
+import type { CsvMapping, StatementFormat, StatementObject } from './contracts.js';
 
 export interface ImportStatementOptions {
   /** CSV, OFX or CAMT053; detected from the content when absent. */

@@ -1,5 +1,5 @@
 import type { TRPCClient } from '@trpc/client';
-import type { AppRouter } from '../../server/trpc/router.js';
+import type { AppRouter } from './app-router.js';
 import type { RouterInputs, RouterOutputs } from './types.js';
 
 /** Filters and sort of `GET /entries` for walking every page: no offset, no cursor (the iterator keeps it). */

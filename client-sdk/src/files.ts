@@ -27,8 +27,11 @@ export interface FileHelpers {
   uploadDocument(input: UploadDocumentInput): Promise<Document>;
   /** `GET /entries/{entryId}/documents/{documentId}/download` → the stored file. */
   downloadDocument(input: { entryId: number; documentId: string; signal?: AbortSignal }): Promise<Download>;
-  /** `GET /entries/export/csv` → every matching entry as CSV, streamed (permission entry.export). */
-  exportEntriesCsv(filters: EntryExportFilters, options?: { signal?: AbortSignal }): Promise<Download>;
+  /**
+   * `GET /entries/export/csv` → every matching entry as CSV, streamed (permission entry.export).
+   * `bom: true` starts the file with a UTF-8 byte-order mark, for Excel.
+   */
+  exportEntriesCsv(filters: EntryExportFilters, options?: { bom?: boolean; signal?: AbortSignal }): Promise<Download>;
   /** `GET /reports/export/pdf` → the PDF report of the period (permission entry.export). */
   exportReportPdf(query: ReportQuery, options?: { signal?: AbortSignal }): Promise<Download>;
 }
@@ -51,7 +54,7 @@ export function createFileHelpers(rest: RestClient): FileHelpers {
     },
     async exportEntriesCsv(filters, options = {}) {
       const res = await rest.send('GET', '/entries/export/csv', {
-        query: toQuery(filters),
+        query: { ...toQuery(filters), ...(options.bom ? { bom: true } : {}) },
         headers: { accept: 'text/csv' },
         signal: options.signal,
       });

@@ -1,4 +1,4 @@
-import { bearerOf, isSessionEndpoint } from './paths.js';
+import { bearerOf, isSessionEndpoint, urlOf } from './paths.js';
 import type { FetchLike, SessionManager } from './session.js';
 
 /** Wraps fetch so that a 401 from any call other than login/refresh/logout ends the session. */
@@ -6,9 +6,8 @@ export function guardUnauthorized(fetchImpl: FetchLike, session: SessionManager,
   return async (input, init) => {
     const res = await fetchImpl(input, init);
     if (res.status === 401) {
-      const request = typeof input === 'object' && 'url' in input ? input : undefined;
-      const url = typeof input === 'string' ? input : (request?.url ?? String(input));
-      if (!isSessionEndpoint(url, baseUrl)) session.handleUnauthorized(bearerOf(init?.headers ?? request?.headers));
+      const request = input instanceof Request ? input : undefined;
+      if (!isSessionEndpoint(urlOf(input), baseUrl)) session.handleUnauthorized(bearerOf(init?.headers ?? request?.headers));
     }
     return res;
   };

@@ -1,28 +1,40 @@
-import { createTRPCClient, httpLink, type TRPCClient } from '@trpc/client';
-import type { AppRouter } from '../../server/trpc/router.js';
+import type { TRPCClient } from '@trpc/client';
+import type { AppRouter } from './app-router.js';
+import { withAuth, type Credentials } from './auth.js';
 import { guardUnauthorized } from './guard.js';
-import { joinUrl } from './paths.js';
 import { createFileHelpers, type FileHelpers } from './files.js';
 import { createBankingHelpers, type BankingHelpers } from './banking.js';
 import { createEntryHelpers, type EntryHelpers } from './entries.js';
 import { createRestClient, type RestClient } from './rest.js';
+import { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, withRetries } from './retry.js';
 import { SessionManager, type FetchLike, type LogoutReason, type SessionManagerOptions } from './session.js';
+import { createTrpcClient } from './trpc.js';
 
-export { ApiError, toApiError, type ErrorBody } from './errors.js';
+export {
+  ApiError,
+  AuthenticationError,
+  ConflictError,
+  ConnectionError,
+  NotFoundError,
+  PayloadTooLargeError,
+  PermissionError,
+  RateLimitError,
+  ServerError,
+  UnsupportedMediaTypeError,
+  ValidationError,
+  toApiError,
+  type ErrorBody,
+} from './errors.js';
+export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, newIdempotencyKey } from './retry.js';
+export type { Credentials } from './auth.js';
+export type { WebhookEvent, WebhookEventPayloads, WebhookEventType } from './events.js';
 export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from './rest.js';
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
 export type { BankingHelpers, ImportStatementOptions } from './banking.js';
 export type { EntryHelpers, EntryListPage, EntryListQuery, ListedEntry } from './entries.js';
 export { createIngestClient, type IngestClient, type IngestClientOptions } from './ingest.js';
-export {
-  DEFAULT_TOLERANCE_SECONDS,
-  verifyWebhook,
-  WebhookVerificationError,
-  type VerifyOptions,
-  type WebhookEvent,
-  type WebhookHeaders,
-} from './webhooks.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, WebhookVerificationError, type VerifyOptions, type WebhookHeaders } from './webhooks.js';
 export type * from './types.js';
 export {
   ACCESS_TOKEN_TTL_SECONDS,
@@ -39,9 +51,16 @@ export {
 } from './session.js';
 export type { AppRouter };
 
-export interface ClientOptions {
+interface CommonOptions {
   /** Service origin (and base path), e.g. `https://api.example.com`. */
   baseUrl: string;
+  /** Time limit of one attempt until the response headers arrive (default 60 000). */
+  timeoutMs?: number;
+  /**
+   * Retries of a request that is safe to repeat (GET, or any request with an Idempotency-Key: every
+   * POST the SDK sends) after a network error, a timeout, a 429 or a 503 (default 2; 0 disables).
+   */
+  maxRetries?: number;
   fetch?: FetchLike;
   /** Called whenever the session ends, with the reason. */
   onLogout?: (reason: LogoutReason) => void;
@@ -49,11 +68,21 @@ export interface ClientOptions {
   session?: Omit<SessionManagerOptions, 'baseUrl' | 'fetch' | 'onLogout'>;
 }
 
+/**
+ * How the client authenticates: an app's API key (`fes_…`, sent as `Authorization: Bearer`), a
+ * user's credentials (the client logs in on its first call and again after the session ends), or
+ * neither (call `session.login` yourself).
+ */
+export type ClientOptions = CommonOptions &
+  (
+    { apiKey: string; credentials?: never } | { credentials: Credentials; apiKey?: never } | { apiKey?: undefined; credentials?: undefined }
+  );
+
 export interface Client {
   session: SessionManager;
-  /** Every procedure, typed through AppRouter, at `{baseUrl}/trpc`. */
+  /** Every procedure, typed through AppRouter, at `{baseUrl}/trpc`; failures throw ApiError. */
   trpc: TRPCClient<AppRouter>;
-  /** Any REST path with the session's token: `request` (JSON) and `send` (raw response). */
+  /** Any REST path with the client's credentials: `request` (JSON) and `send` (raw response). */
   rest: RestClient;
   /** Uploads, downloads and the CSV/PDF exports, which tRPC cannot carry. */
   files: FileHelpers;
@@ -66,11 +95,18 @@ export interface Client {
 export function createClient(options: ClientOptions): Client {
   const { baseUrl } = options;
   const fetchImpl: FetchLike = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const session = new SessionManager({ ...options.session, baseUrl, fetch: fetchImpl, onLogout: options.onLogout });
-  const guardedFetch = guardUnauthorized(fetchImpl, session, baseUrl);
-  const trpc = createTRPCClient<AppRouter>({
-    links: [httpLink({ url: joinUrl(baseUrl, '/trpc'), headers: () => session.authHeaders(), fetch: guardedFetch })],
+  const policy = withRetries(fetchImpl, {
+    timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxRetries: options.maxRetries ?? DEFAULT_MAX_RETRIES,
   });
-  const rest = createRestClient({ baseUrl, fetch: guardedFetch, session });
+  const session = new SessionManager({ ...options.session, baseUrl, fetch: policy, onLogout: options.onLogout });
+  const authed = withAuth(guardUnauthorized(policy, session, baseUrl), {
+    baseUrl,
+    session,
+    apiKey: options.apiKey,
+    credentials: options.credentials,
+  });
+  const trpc = createTrpcClient(baseUrl, authed);
+  const rest = createRestClient({ baseUrl, fetch: authed });
   return { session, trpc, rest, files: createFileHelpers(rest), banking: createBankingHelpers(rest), entries: createEntryHelpers(trpc) };
 }

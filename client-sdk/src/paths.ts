@@ -20,3 +20,8 @@ export function bearerOf(headers: RequestInit['headers']): string | undefined {
   const match = value ? /^Bearer (\S+)$/.exec(value.trim()) : null;
   return match?.[1];
 }
+
+export function urlOf(input: string | URL | Request): string {
+  if (typeof input === 'string') return input;
+  return input instanceof URL ? input.href : input.url;
+}

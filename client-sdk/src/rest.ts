@@ -1,6 +1,7 @@
 import { ApiError } from './errors.js';
 import { joinUrl } from './paths.js';
-import type { FetchLike, SessionManager } from './session.js';
+import { newIdempotencyKey } from './retry.js';
+import type { FetchLike } from './session.js';
 
 export type QueryValue = string | number | boolean | null | undefined;
 export type Query = Record<string, QueryValue | readonly QueryValue[]>;
@@ -20,19 +21,22 @@ export interface SendOptions extends Omit<RequestOptions, 'body'> {
 }
 
 export interface RestClient {
-  /** Sends a request with the bearer token; resolves the parsed body, throws ApiError on non-2xx. */
+  /**
+   * Sends a request with the client's credentials; resolves the parsed body, throws ApiError on
+   * non-2xx. A POST carries an Idempotency-Key (the one in `headers`, else a new one) reused by its retries.
+   */
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<T>;
-  /** Sends a request with the bearer token; resolves the raw response (body unread), throws ApiError on non-2xx. */
+  /** As `request`, but resolves the raw response (body unread). */
   send(method: string, path: string, options?: SendOptions): Promise<Response>;
 }
 
-export function createRestClient(deps: { baseUrl: string; fetch: FetchLike; session: SessionManager }): RestClient {
+export function createRestClient(deps: { baseUrl: string; fetch: FetchLike }): RestClient {
   const send = async (method: string, path: string, options: SendOptions = {}): Promise<Response> => {
     const headers = new Headers(options.headers);
-    const token = deps.session.getToken();
-    if (token && !headers.has('authorization')) headers.set('authorization', `Bearer ${token}`);
+    const verb = method.toUpperCase();
+    if (verb === 'POST' && !headers.has('idempotency-key')) headers.set('idempotency-key', newIdempotencyKey());
     const res = await deps.fetch(joinUrl(deps.baseUrl, path) + queryString(options.query), {
-      method: method.toUpperCase(),
+      method: verb,
       headers,
       body: options.body,
       signal: options.signal,

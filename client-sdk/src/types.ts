@@ -1,5 +1,5 @@
 import type { inferRouterInputs, inferRouterOutputs } from '@trpc/server';
-import type { AppRouter } from '../../server/trpc/router.js';
+import type { AppRouter } from './app-router.js';
 
 /** The input of every procedure, e.g. `RouterInputs['entries']['create']`. */
 export type RouterInputs = inferRouterInputs<AppRouter>;
@@ -17,4 +17,4 @@ export type EntryExportFilters = Omit<RouterInputs['entries']['list'], 'limit' |
 /** Query of the PDF report: workspace, optional project, currency and date range. */
 export type ReportQuery = RouterInputs['reports']['summary'];
 
-export type { IngestItem, IngestItemResult, IngestResponse } from '../../shared/contracts/integrations.js';
+export type { IngestItem, IngestItemResult, IngestResponse } from './contracts.js';

@@ -1,3 +1,5 @@
+import type { WebhookEvent } from './events.js';
+
 /**
  * Verifying the service's outbound webhooks (Standard Webhooks, CONTRACT §15) in a receiver:
  *
@@ -11,14 +13,6 @@
  * with the base64-decoded part of the secret after `whsec_`. WebCrypto only (Node 20+, browsers,
  * edge runtimes); signatures are compared by `crypto.subtle.verify` (constant time).
  */
-
-export type WebhookEvent<T = unknown> = {
-  id: string;
-  type: string;
-  workspaceId: number;
-  createdAt: string;
-  data: { object: T; [key: string]: unknown };
-};
 
 export type WebhookHeaders = Headers | Record<string, string | string[] | undefined>;
 
@@ -57,15 +51,16 @@ function base64Bytes(text: string): Uint8Array<ArrayBuffer> | null {
 }
 
 /**
- * Checks the signature and the timestamp of a delivery and returns its parsed body; throws
- * WebhookVerificationError otherwise. `rawBody` must be the bytes as received (not re-serialised JSON).
+ * Checks the signature and the timestamp of a delivery and returns its parsed body, typed by its
+ * `type`; throws WebhookVerificationError otherwise. `rawBody` must be the bytes as received (not
+ * re-serialised JSON).
  */
-export async function verifyWebhook<T = unknown>(
+export async function verifyWebhook(
   secret: string,
   headers: WebhookHeaders,
   rawBody: string | Uint8Array,
   options: VerifyOptions = {},
-): Promise<WebhookEvent<T>> {
+): Promise<WebhookEvent> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
@@ -87,7 +82,7 @@ export async function verifyWebhook<T = unknown>(
     const signature = base64Bytes(value);
     if (signature && (await crypto.subtle.verify('HMAC', key, signature, signed))) {
       try {
-        return JSON.parse(body) as WebhookEvent<T>;
+        return JSON.parse(body) as WebhookEvent;
       } catch {
         throw new WebhookVerificationError('The body is not JSON');
       }

@@ -1,5 +1,6 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { httpRequestDuration, httpRequests, metricsRegistry } from '../lib/metrics.js';
+import { registerBacklogMetrics } from '../db/backlog-metrics.js';
 import { registerPoolMetrics } from '../db/pool-metrics.js';
 
 /**
@@ -42,6 +43,7 @@ const canonicalNaN = (text: string) => text.replace(/ Nan$/gm, ' NaN');
 /** The request-metrics middleware and `GET /metrics`; mount it first. */
 export function metricsRouter(routeTemplateOf: RouteTemplateOf): Router {
   registerPoolMetrics(metricsRegistry);
+  registerBacklogMetrics(metricsRegistry);
   const r = Router();
   r.use(measure(routeTemplateOf));
   r.get('/metrics', async (_req, res, next) => {

@@ -10,6 +10,13 @@ export const metricsRegistry = new Registry();
 /** prom-client's process and Node.js series: CPU, memory, event-loop lag, GC, handles, … */
 collectDefaultMetrics({ register: metricsRegistry });
 
+// prom-client adds three gauges named `*_total`, a suffix reserved for counters (promtool refuses
+// them). They are sums of its per-type gauges `nodejs_active_{handles,requests,resources}{type}`,
+// which stay: `sum(nodejs_active_handles)` is the same number.
+for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) {
+  metricsRegistry.removeSingleMetric(name);
+}
+
 /** Latency buckets in seconds (5 ms … 10 s). */
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
@@ -60,3 +67,62 @@ new Gauge({
     this.set(process.memoryUsage().heapUsed);
   },
 });
+
+const webhookAttempts = new Counter({
+  name: 'webhook_delivery_attempts_total',
+  help: 'Outbound webhook delivery attempts by result (success: a 2xx in time; failure: anything else).',
+  labelNames: ['result'] as const,
+  registers: [metricsRegistry],
+});
+
+const webhookFailures = new Counter({
+  name: 'webhook_deliveries_failed_total',
+  help: 'Outbound webhook deliveries given up (FAILED: retries spent, 410, a refused host).',
+  registers: [metricsRegistry],
+});
+
+const webhookLag = new Histogram({
+  name: 'webhook_delivery_lag_seconds',
+  help: 'Seconds from an event being written to its successful delivery.',
+  buckets: [0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 36000],
+  registers: [metricsRegistry],
+});
+
+/** Counts one webhook attempt; `lagSeconds` for a success (event written → delivered). */
+export function recordWebhookAttempt(outcome: { succeeded: boolean; gaveUp: boolean; lagSeconds?: number }): void {
+  webhookAttempts.inc({ result: outcome.succeeded ? 'success' : 'failure' });
+  if (outcome.gaveUp) webhookFailures.inc();
+  if (outcome.succeeded && outcome.lagSeconds !== undefined) webhookLag.observe(Math.max(0, outcome.lagSeconds));
+}
+
+const ingestItems = new Counter({
+  name: 'ingest_items_total',
+  help: 'Items received by POST /api/v1/ingest, by result (CREATED, DUPLICATE, ERROR).',
+  labelNames: ['status'] as const,
+  registers: [metricsRegistry],
+});
+
+export function recordIngestItems(counts: { created: number; duplicates: number; failed: number }): void {
+  ingestItems.inc({ status: 'CREATED' }, counts.created);
+  ingestItems.inc({ status: 'DUPLICATE' }, counts.duplicates);
+  ingestItems.inc({ status: 'ERROR' }, counts.failed);
+}
+
+const statementImports = new Counter({
+  name: 'bank_statement_imports_total',
+  help: 'Bank statement imports by format and result (imported, or refused with a 4xx).',
+  labelNames: ['format', 'result'] as const,
+  registers: [metricsRegistry],
+});
+
+const statementLines = new Counter({
+  name: 'bank_statement_lines_imported_total',
+  help: 'Bank statement lines stored by imports (duplicates skipped).',
+  registers: [metricsRegistry],
+});
+
+export function recordStatementImport(format: string, outcome: { importedLines: number } | 'refused'): void {
+  const label = /^(?:CSV|OFX|CAMT053)$/.test(format) ? format : 'UNKNOWN';
+  statementImports.inc({ format: label, result: outcome === 'refused' ? 'refused' : 'imported' });
+  if (outcome !== 'refused') statementLines.inc(outcome.importedLines);
+}

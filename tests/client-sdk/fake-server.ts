@@ -1,9 +1,17 @@
 import { vi } from 'vitest';
 
-/** A scripted answer: a status with a JSON body, a raw body, or a network failure. */
-export type Reply = { status: number; body?: unknown; raw?: string } | 'network-error';
+/** A scripted answer: a status with a JSON body, a raw body, a network failure, or no answer until aborted. */
+export type Reply = { status: number; body?: unknown; raw?: string; headers?: Record<string, string> } | 'network-error' | 'hang';
 
-export type Call = { path: string; method: string; auth: string | null; contentType: string | null; body: unknown; at: number };
+export type Call = {
+  path: string;
+  method: string;
+  auth: string | null;
+  contentType: string | null;
+  idempotencyKey: string | null;
+  body: unknown;
+  at: number;
+};
 
 export const BASE_URL = 'https://api.test';
 export const USER = { id: '00000000-0000-4000-8000-000000000001', email: 'ada@example.com', name: 'Ada', permissions: [] };
@@ -39,6 +47,7 @@ export function fakeServer() {
       method: init.method ?? 'GET',
       auth: headers.get('authorization'),
       contentType: headers.get('content-type'),
+      idempotencyKey: headers.get('idempotency-key'),
       body: init.body,
       at: Date.now(),
     });
@@ -46,10 +55,16 @@ export function fakeServer() {
     if (!queue || queue.length === 0) throw new Error(`no reply scripted for ${url.pathname}`);
     const reply = queue.length > 1 ? queue.shift()! : queue[0];
     if (reply === 'network-error') throw new TypeError('fetch failed');
+    if (reply === 'hang') {
+      return new Promise<Response>((_resolve, reject) => {
+        const signal = init.signal;
+        signal?.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+      });
+    }
     const text = reply.raw ?? (reply.body === undefined ? '' : JSON.stringify(reply.body));
     return new Response(reply.status === 204 ? null : text, {
       status: reply.status,
-      headers: reply.raw === undefined ? { 'content-type': 'application/json' } : { 'content-type': 'text/plain' },
+      headers: { 'content-type': reply.raw === undefined ? 'application/json' : 'text/plain', ...reply.headers },
     });
   });
 

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { ApiError, createClient, SessionManager, type LogoutReason, type Timers } from '../../client-sdk/src/index.js';
+import { ApiError, createClient, SessionManager, ValidationError, type LogoutReason, type Timers } from '../../client-sdk/src/index.js';
 import { BASE_URL, USER, fakeServer, makeJwt, tokenBody } from './fake-server.js';
 
 const T0 = Date.UTC(2025, 0, 6, 9, 0, 0);
@@ -233,13 +233,17 @@ describe('401 from API calls', () => {
   it('ignores a 401 for a token that has since been refreshed', async () => {
     const { server, session, onLogout, client } = await loggedIn();
     server.reply('/auth/refresh', { status: 200, body: tokenBody(TOKEN2) });
-    let answer!: (res: Response) => void;
-    server.fetch.mockImplementationOnce(() => new Promise<Response>((resolve) => (answer = resolve)));
+    let answer: ((res: Response) => void) | undefined;
+    const scripted = server.fetch.getMockImplementation()!;
+    server.fetch.mockImplementation((input, init) =>
+      String(input).endsWith('/workspaces') && !answer ? new Promise<Response>((resolve) => (answer = resolve)) : scripted(input, init),
+    );
 
     const pending = client.rest.request('GET', '/workspaces').catch((e: unknown) => e);
+    await vi.waitFor(() => expect(answer).toBeDefined());
     await session.refresh();
     expect(session.getToken()).toBe(TOKEN2);
-    answer(new Response(JSON.stringify({ message: 'Invalid or expired token', code: 'UNAUTHORIZED' }), { status: 401 }));
+    answer!(new Response(JSON.stringify({ message: 'Invalid or expired token', code: 'UNAUTHORIZED' }), { status: 401 }));
 
     expect(await pending).toMatchObject({ status: 401 });
     expect(onLogout).not.toHaveBeenCalled();
@@ -360,9 +364,10 @@ describe('ApiError', () => {
     const issues = [{ path: ['name'], message: 'Required' }];
     server.reply('/workspaces', { status: 400, body: { message: 'Input validation failed', code: 'BAD_REQUEST', issues } });
     const error = (await client.rest.request('POST', '/workspaces', { body: {} }).catch((e: unknown) => e)) as ApiError;
+    expect(error).toBeInstanceOf(ValidationError);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe('ApiError');
+    expect(error.name).toBe('ValidationError');
     expect(error.status).toBe(400);
     expect(error.code).toBe('BAD_REQUEST');
     expect(error.message).toBe('Input validation failed');

@@ -1,6 +1,8 @@
+import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, parseInput } from '../../lib/errors.js';
+import { recordStatementImport } from '../../lib/metrics.js';
 import { runtime } from '../../runtime.js';
 import { BankAccountPath, ImportFields, ImportForm, StatementObject } from '../../../shared/contracts/banking.js';
 import { authorizeRequest } from '../auth/index.js';
@@ -37,11 +39,20 @@ async function importRoute(req: Request, res: Response): Promise<void> {
   if (!req.is('multipart/form-data'))
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
-  await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
+  // with an Idempotency-Key the middleware has read the body already (req.rawBody): multer reads that copy
+  const rawBody = (req as { rawBody?: Buffer }).rawBody;
+  const source = rawBody ? (Object.assign(Readable.from([rawBody]), { headers: req.headers }) as unknown as Request) : req;
+  await new Promise<void>((resolve, reject) => parser(source, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
+  if (source !== req) Object.assign(req, { file: source.file, body: source.body as unknown });
   if (!req.file) throw badRequest('The "file" part is missing');
   const fields = parseInput(ImportFields, { ...(req.body as Record<string, unknown>) });
   const file = { bytes: req.file.buffer, fileName: req.file.originalname.split(/[\\/]/).pop() || null };
-  res.status(200).json(await importStatement(actor, id, file, fields));
+  const statement = await importStatement(actor, id, file, fields).catch((err: unknown) => {
+    if (err instanceof AppError) recordStatementImport(fields.format ?? 'UNKNOWN', 'refused');
+    throw err;
+  });
+  recordStatementImport(statement.format, { importedLines: statement.importedCount });
+  res.status(200).json(statement);
 }
 
 export function bankingRoutes(): Router {

@@ -4,6 +4,7 @@ import { z } from 'zod/v4';
 import { parseInput } from '../../lib/errors.js';
 import { todayUtc } from '../../lib/dates.js';
 import { scope } from '../../lib/scope.js';
+import { QueryBool } from '../../../shared/contracts/common.js';
 import { EntryFilters, EntryFiltersChecked } from '../../../shared/contracts/entries.js';
 import { authorizeRequest } from '../auth/index.js';
 import { sendError } from '../../http/errors.js';
@@ -11,11 +12,24 @@ import { streamToResponse } from '../../http/streams.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { CSV_HEADER, entriesCsv } from './export.service.js';
 
+const ExportOptions = z.object({
+  bom: QueryBool.optional().describe('true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8'),
+});
+
+/** U+FEFF, which UTF-8 encodes as EF BB BF. */
+async function* withByteOrderMark(lines: AsyncIterable<string>): AsyncGenerator<string> {
+  yield '\uFEFF';
+  yield* lines;
+}
+
 /** GET /entries/export/csv: every matching row, streamed from a server-side cursor. */
 async function exportCsv(req: Request, res: Response): Promise<void> {
   const actor = await authorizeRequest(req.get('Authorization'), 'entry.export');
-  const filters = parseInput(EntryFiltersChecked, req.query);
-  const text = Readable.from(entriesCsv(filters, scope.workspaceReach(actor, filters.workspaceId)), { objectMode: false });
+  const { bom, ...query } = req.query;
+  const options = parseInput(ExportOptions, { bom });
+  const filters = parseInput(EntryFiltersChecked, query);
+  const lines = entriesCsv(filters, scope.workspaceReach(actor, filters.workspaceId));
+  const text = Readable.from(options.bom ? withByteOrderMark(lines) : lines, { objectMode: false });
   res.status(200);
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="entries-${filters.workspaceId}-${todayUtc()}.csv"`);
@@ -36,10 +50,10 @@ documentExpressPath('/entries/export/csv', {
     tags: ['Entries'],
     summary: 'Export matching entries as CSV (streamed, no paging)',
     security: [{ Authorization: [] }],
-    requestParams: { query: EntryFilters },
+    requestParams: { query: EntryFilters.extend(ExportOptions.shape) },
     responses: {
       '200': {
-        description: `RFC 4180 CSV with the header ${CSV_HEADER.join(',')}`,
+        description: `RFC 4180 CSV (UTF-8; with a byte-order mark when bom=true) with the header ${CSV_HEADER.join(',')}`,
         content: { 'text/csv': { schema: z.string() } },
       },
       '400': { description: 'Invalid filters' },

@@ -4,6 +4,7 @@ import { sendError } from '../../http/errors.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { authenticateApiKey, takeIngestSlot } from './ingest-auth.js';
 import { ingestEntries } from './ingest.service.js';
+import { recordIngestItems } from '../../lib/metrics.js';
 
 export const INGEST_PATH = '/api/v1/ingest';
 
@@ -12,6 +13,7 @@ async function ingest(req: Request, res: Response): Promise<void> {
   const caller = await authenticateApiKey(req.get('X-API-Key'));
   await takeIngestSlot(caller);
   const result = await ingestEntries(caller, req.body);
+  recordIngestItems(result);
   res.status(200).json(result);
 }
 

@@ -9,6 +9,7 @@ import { signingSecrets, type SecretColumns } from './endpoint-secrets.js';
 import { post } from './sender.js';
 import { signedHeaders } from './signature.js';
 import { parseWebhookUrl, resolveWebhookHost } from './url-guard.js';
+import { recordWebhookAttempt } from '../../lib/metrics.js';
 
 /**
  * Delivery attempts (CONTRACT §15), shared by the workers and the manual retry/test routes:
@@ -142,6 +143,15 @@ function withinTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T
 
 /** Makes one attempt at a claimed delivery and says how it ended (never throws). */
 export async function attempt(c: Claimed, manual = false): Promise<Outcome> {
+  const outcome = await attemptCaught(c, manual);
+  if (outcome.sent === 1) {
+    const lagSeconds = (clock.now().getTime() - new Date(c.event_created_at).getTime()) / 1000;
+    recordWebhookAttempt({ succeeded: outcome.status === 'SUCCEEDED', gaveUp: outcome.status === 'FAILED', lagSeconds });
+  }
+  return outcome;
+}
+
+async function attemptCaught(c: Claimed, manual: boolean): Promise<Outcome> {
   try {
     return await attemptOnce(c, manual);
   } catch (err) {

@@ -50,12 +50,13 @@ async function startServerProcess(): Promise<{ child: ChildProcess; baseUrl: str
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   let output = '';
   const baseUrl = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
+    const read = (chunk: Buffer) => {
       output += chunk.toString();
-      const match = /listening on (http:\/\/\S+)/.exec(output);
+      const match = /listening on (http:\/\/\S+)/.exec(output); // the banner, on stderr
       if (match) resolve(match[1]!.replace('localhost', '127.0.0.1'));
-    });
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    };
+    child.stdout!.on('data', read);
+    child.stderr!.on('data', read);
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening:\n${output}`)));
   });
   return { child, baseUrl, exited };

@@ -1,7 +1,17 @@
+import { execFileSync, spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordSyncOutcome } from '../../../server/lib/metrics.js';
 import { actor, buildWorkspace } from '../../support/factories.js';
 import { startServer, type Api } from '../../support/http.js';
+import { ingest, integrationWorld, item as ingestItem } from '../../integrations/helpers.js';
+import { createEndpoint, webhookTestConfig } from '../../webhooks/helpers.js';
+import { startReceiver } from '../../webhooks/receiver.js';
+
+/** promtool (Debian's prometheus package) for the exposition check, installed when missing. */
+async function ensurePromtool(): Promise<void> {
+  if (spawnSync('promtool', ['--version']).status === 0) return;
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'], { stdio: 'ignore', timeout: 300_000 });
+}
 
 /** GET /metrics: Prometheus text format (prom-client), labelled by route template, with DB pool, sync outcome and process series. */
 
@@ -26,6 +36,7 @@ const valueOf = (samples: Sample[], name: string, labels: Record<string, string>
 let api: Api;
 let token: string;
 let workspaceId: number;
+let projectIds: number[];
 
 async function scrape(): Promise<Sample[]> {
   const res = await api.get('/metrics');
@@ -37,6 +48,7 @@ beforeAll(async () => {
   api = await startServer();
   const ws = await buildWorkspace();
   workspaceId = ws.id;
+  projectIds = ws.projectIds;
   token = (await actor(api, { workspaceId })).token;
 });
 
@@ -169,5 +181,80 @@ describe('sync outcomes from real pushes', () => {
     expect(valueOf(after, 'sync_outcomes_total', { status: 'PUSHED' }) - valueOf(before, 'sync_outcomes_total', { status: 'PUSHED' })).toBe(
       1,
     );
+  });
+
+  it('passes promtool check metrics (no gauge named *_total, help and types in order)', async () => {
+    await ensurePromtool();
+    const res = await api.get('/metrics');
+    const check = spawnSync('promtool', ['check', 'metrics'], { input: res.text, encoding: 'utf8' });
+    expect(check.stdout + check.stderr).toBe('');
+    expect(check.status).toBe(0);
+    expect(res.text).toMatch(/^nodejs_active_handles\{type=/m);
+    expect(res.text).not.toMatch(/^# TYPE \S+_total gauge$/m);
+  });
+
+  it('counts ingest items by result', async () => {
+    const w = await integrationWorld(api);
+    const before = await scrape();
+    const p = w.projectIds[0]!;
+    const first = await ingest(api, w.apiKey, { entries: [ingestItem(p, 'm-1'), ingestItem(p, 'm-2'), { externalId: 'bad' }] });
+    expect(first.status).toBe(200);
+    expect((await ingest(api, w.apiKey, { entries: [ingestItem(p, 'm-1')] })).status).toBe(200);
+    const after = await scrape();
+    const delta = (status: string) => valueOf(after, 'ingest_items_total', { status }) - valueOf(before, 'ingest_items_total', { status });
+    expect([delta('CREATED'), delta('DUPLICATE'), delta('ERROR')]).toEqual([2, 1, 1]);
+  });
+
+  it('counts statement imports by format and result, and the lines they stored', async () => {
+    const account = await api.post(
+      '/bank-accounts',
+      { workspaceId, name: 'Metrics', currency: 'USD', projectId: projectIds[0], autoMatch: false },
+      { token },
+    );
+    expect(account.status, account.text).toBe(200);
+    const before = await scrape();
+    const mapping = JSON.stringify({ dateColumn: 'd', amountColumn: 'a', dateFormat: 'YYYY-MM-DD', decimalSeparator: '.' });
+    const upload = async (csv: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([csv], { type: 'text/csv' }), 's.csv');
+      form.append('format', 'CSV');
+      form.append('csvMapping', mapping);
+      const url = `${api.baseUrl}/bank-accounts/${account.body.id}/statements`;
+      return fetch(url, { method: 'POST', body: form, headers: { Authorization: `Bearer ${token}` } });
+    };
+    expect((await upload('d,a\n2026-01-02,-5.00\n2026-01-03,7.25\n')).status).toBe(200);
+    expect((await upload('d,a\nnot a date,x\n')).status).toBe(400);
+    const after = await scrape();
+    const delta = (name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(delta('bank_statement_imports_total', { format: 'CSV', result: 'imported' })).toBe(1);
+    expect(delta('bank_statement_imports_total', { format: 'CSV', result: 'refused' })).toBe(1);
+    expect(delta('bank_statement_lines_imported_total', {})).toBe(2);
+  });
+
+  it('counts webhook attempts, deliveries given up and the delivery lag; reports the outbox backlog and job queues', async () => {
+    webhookTestConfig();
+    const receiver = await startReceiver();
+    try {
+      const w = { workspaceId, token, userId: '' };
+      receiver.respond('/ok', () => ({ status: 200 }));
+      receiver.respond('/gone', () => ({ status: 410 }));
+      const ok = await createEndpoint(api, w, { url: receiver.url('/ok') });
+      const gone = await createEndpoint(api, w, { url: receiver.url('/gone') });
+      const before = await scrape();
+      for (const id of [ok.id, gone.id]) expect((await api.post(`/webhook-endpoints/${id}/test`, undefined, { token })).status).toBe(200);
+      const after = await scrape();
+      const delta = (name: string, labels: Record<string, string> = {}) => valueOf(after, name, labels) - valueOf(before, name, labels);
+      expect(delta('webhook_delivery_attempts_total', { result: 'success' })).toBe(1);
+      expect(delta('webhook_delivery_attempts_total', { result: 'failure' })).toBe(1);
+      expect(delta('webhook_deliveries_failed_total')).toBe(1);
+      expect(delta('webhook_delivery_lag_seconds_count')).toBe(1);
+      for (const name of ['webhook_outbox_pending_deliveries', 'webhook_outbox_due_deliveries', 'webhook_outbox_oldest_due_seconds']) {
+        expect(after.find((s) => s.name === name)?.value).toBeGreaterThanOrEqual(0);
+      }
+    } finally {
+      await receiver.close();
+    }
+    const res = await api.get('/metrics');
+    expect(res.text).toContain('# TYPE job_queue_depth gauge');
   });
 });

@@ -1,3 +1,4 @@
+import { FONTS } from './fonts.js';
 import type { TimelineRow } from '../../../../shared/contracts/reports.js';
 import { compactAmount, monthName } from './format.js';
 
@@ -36,7 +37,7 @@ export function drawMonthlyChart(
   };
 
   // legend
-  doc.font('Helvetica').fontSize(8);
+  doc.font(FONTS.regular).fontSize(8);
   let lx = plot.x + plot.width - 130;
   for (const [label, color] of [
     ['Income', INCOME_COLOR],

@@ -27,8 +27,7 @@ export function compactAmount(cents: number, currency: string | null): string {
   return String(Number(value.toFixed(2)));
 }
 
-/** The standard PDF fonts only cover Latin-1: anything else prints as "?". */
-export const printable = (text: string): string => text.replace(/[^\u0020-\u007e\u00a0-\u00ff]/g, '?');
+export { printable } from './fonts.js';
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** "2027-01" → "Jan" */

@@ -1,3 +1,4 @@
+import { FONTS, useReportFonts } from './fonts.js';
 import PDFDocument from 'pdfkit';
 import { clock } from '../../../lib/clock.js';
 import { drawMonthlyChart } from './bar-chart.js';
@@ -25,16 +26,16 @@ function periodText(q: PdfReportData['query']): string {
 function heading(doc: PDFKit.PDFDocument, text: string, note?: string, keep = 30): void {
   ensureRoom(doc, 40 + keep);
   doc.moveDown(0.8);
-  doc.font('Helvetica-Bold').fontSize(12).fillColor(ACCENT).text(text, MARGIN);
-  if (note) doc.font('Helvetica').fontSize(8).fillColor(MUTED).text(printable(note), MARGIN);
+  doc.font(FONTS.bold).fontSize(12).fillColor(ACCENT).text(text, MARGIN);
+  if (note) doc.font(FONTS.regular).fontSize(8).fillColor(MUTED).text(printable(note), MARGIN);
   doc.moveDown(0.3);
 }
 
 function title(doc: PDFKit.PDFDocument, d: PdfReportData): void {
   const width = doc.page.width - 2 * MARGIN;
   doc.rect(0, 0, doc.page.width, 6).fill(ACCENT);
-  doc.font('Helvetica-Bold').fontSize(20).fillColor(INK).text('Finance report', MARGIN, MARGIN);
-  doc.font('Helvetica').fontSize(13).fillColor(INK).text(printable(d.workspaceName), { width });
+  doc.font(FONTS.bold).fontSize(20).fillColor(INK).text('Finance report', MARGIN, MARGIN);
+  doc.font(FONTS.regular).fontSize(13).fillColor(INK).text(printable(d.workspaceName), { width });
   const filters = [
     `Period: ${periodText(d.query)}`,
     d.query.projectId !== undefined ? `Project: ${d.projectName ?? `#${d.query.projectId}`}` : null,
@@ -91,12 +92,12 @@ function summaryCards(doc: PDFKit.PDFDocument, d: PdfReportData): void {
     const x = MARGIN + i * (width + gap);
     doc.roundedRect(x, y, width, 44, 4).lineWidth(0.75).fillAndStroke('#f5f7fa', '#cfd6de');
     doc
-      .font('Helvetica')
+      .font(FONTS.regular)
       .fontSize(8)
       .fillColor(MUTED)
       .text(label, x + 8, y + 8, { width: width - 16, lineBreak: false });
     doc
-      .font('Helvetica-Bold')
+      .font(FONTS.bold)
       .fontSize(value.length > 14 ? 9 : 12)
       .fillColor(color ?? INK)
       .text(value, x + 8, y + 22, { width: width - 16, lineBreak: false, ellipsis: true });
@@ -116,7 +117,7 @@ function limited<T>(rows: T[], render: (row: T) => string[], what: string): { ro
 function moreNote(doc: PDFKit.PDFDocument, note?: string): void {
   if (note)
     doc
-      .font('Helvetica-Oblique')
+      .font(FONTS.oblique)
       .fontSize(8)
       .fillColor(MUTED)
       .text(note, MARGIN, doc.y + 3);
@@ -216,7 +217,7 @@ function footers(doc: PDFKit.PDFDocument, d: PdfReportData): void {
     doc.page.margins.bottom = 0; // writing below the margin would otherwise open a new page
     const y = doc.page.height - MARGIN + 12 - FOOTER_SPACE / 2;
     doc
-      .font('Helvetica')
+      .font(FONTS.regular)
       .fontSize(7.5)
       .fillColor(MUTED)
       .text(printable(`${d.workspaceName} · ${periodText(d.query)}`), MARGIN, y, { width: 300, lineBreak: false, ellipsis: true })
@@ -233,6 +234,7 @@ export function renderReportPdf(d: PdfReportData): PDFKit.PDFDocument {
     bufferPages: true,
     info: { Title: printable(`Finance report: ${d.workspaceName}`), Author: 'Finance Entries Service', CreationDate: clock.now() },
   });
+  useReportFonts(doc);
   title(doc, d);
   summaryCards(doc, d);
   currencyTable(doc, d);

@@ -1,3 +1,4 @@
+import { FONTS } from './fonts.js';
 import { printable } from './format.js';
 
 export type Column = { header: string; width: number; align?: 'left' | 'right' };
@@ -21,7 +22,7 @@ function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], op
   if (opts.header) doc.rect(x0, y, width, ROW_HEIGHT).fill('#e8ecf1');
   else if (opts.shaded) doc.rect(x0, y, width, ROW_HEIGHT).fill('#f7f8fa');
   doc
-    .font(opts.header ? 'Helvetica-Bold' : 'Helvetica')
+    .font(opts.header ? FONTS.bold : FONTS.regular)
     .fontSize(FONT_SIZE)
     .fillColor('#1f2933');
   let x = x0;

@@ -1,0 +1,49 @@
+import type { StatementObject } from './contracts.js';
+import type { RouterOutputs } from './types.js';
+
+type Entry = RouterOutputs['entries']['create'];
+type Document = RouterOutputs['documents']['get'];
+type Review = RouterOutputs['accountingReviews']['get'];
+type Sync = RouterOutputs['accountingSync']['resolveConflict'];
+type Period = RouterOutputs['periods']['get'];
+type WebhookEndpoint = RouterOutputs['webhooks']['getEndpoint'];
+
+/** What each event type carries (CONTRACT §15): `data.object`, and for some types more fields of `data`. */
+export interface WebhookEventPayloads {
+  'entry.created': { object: Entry };
+  'entry.updated': { object: Entry };
+  'entry.status_changed': { object: Entry; previousStatus: Entry['entryStatus'] };
+  'entry.voided': { object: Entry; previousStatus: Entry['entryStatus'] };
+  /** object: the new entry (the refund, reimbursement or correction). */
+  'entry.refunded': { object: Entry; originalEntryId: number };
+  'entry.reimbursed': { object: Entry; originalEntryId: number };
+  'entry.corrected': { object: Entry; originalEntryId: number };
+  'entry.reconciled': { object: Entry };
+  'entry.unreconciled': { object: Entry };
+  'document.uploaded': { object: Document };
+  'document.requested': { object: Document };
+  'document.approved': { object: Document };
+  'document.rejected': { object: Document };
+  'review.queued': { object: Review };
+  'review.approved': { object: Review };
+  'review.rejected': { object: Review };
+  'review.changes_requested': { object: Review };
+  'sync.synced': { object: Sync };
+  'sync.failed': { object: Sync };
+  'sync.conflict': { object: Sync };
+  'period.closed': { object: Period };
+  'period.reopened': { object: Period };
+  'bank_statement.imported': { object: StatementObject };
+  /** Sent by `POST /webhook-endpoints/{id}/test`: object is the endpoint. */
+  'webhook.test': { object: WebhookEndpoint };
+}
+
+export type WebhookEventType = keyof WebhookEventPayloads;
+
+/**
+ * A delivered event, discriminated by `type`: after `if (event.type === 'entry.refunded')`,
+ * `event.data.object` is the entry and `event.data.originalEntryId` a number.
+ */
+export type WebhookEvent<T extends WebhookEventType = WebhookEventType> = {
+  [K in T]: { id: string; type: K; workspaceId: number; createdAt: string; data: WebhookEventPayloads[K] };
+}[T];
