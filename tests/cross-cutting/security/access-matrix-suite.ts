@@ -21,6 +21,7 @@ import {
 } from './operations.js';
 import { buildProbeRequest, type ProbeRequest } from './probe-requests.js';
 import { errorShapeProblem, inPool, leakedSecrets, send, type Credentials, type Transport } from './probes.js';
+import { takeoverCases } from './takeover-cases.js';
 import { buildTenants, type Caller, type Tenants } from './tenants.js';
 
 /**
@@ -287,6 +288,8 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
       expect((await api.get(`/entries/${tenants.victim.matchedEntryId}`, t)).body.isReconciled).toBe(true);
     });
   });
+
+  takeoverCases(() => ({ api, tenants }), opts.transports);
 
   describe('public operations (their own expectations)', () => {
     it('login: wrong password for the attacked tenant’s user → 401 revealing nothing', async () => {
