@@ -84,7 +84,7 @@ describe('changing a user shared with a workspace the caller is not in', () => {
     expect((await api.del(`/users/${victim.id}`, { token: mallory.token })).status).toBe(200);
   });
 
-  it('a project member of the victim\'s workspace does not even see a workspace member (404)', async () => {
+  it("a project member of the victim's workspace does not even see a workspace member (404)", async () => {
     const a = await buildWorkspace();
     const victim = await actor(api, { permissions: ['entry.create'], workspaceId: a.id });
     const mallory = await actor(api);

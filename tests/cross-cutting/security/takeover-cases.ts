@@ -52,7 +52,8 @@ export function takeoverCases(ctx: () => { api: Api; tenants: Tenants }, transpo
         ];
         for (const attempt of attempts) {
           const res = await attempt();
-          const problem = res.status === 403 ? errorShapeProblem(transport, res) : `expected 403, got ${res.status} ${res.text.slice(0, 200)}`;
+          const problem =
+            res.status === 403 ? errorShapeProblem(transport, res) : `expected 403, got ${res.status} ${res.text.slice(0, 200)}`;
           if (problem) problems.push(`${transport}: ${problem}`);
         }
       }
