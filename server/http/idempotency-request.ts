@@ -22,7 +22,7 @@ export async function authenticatedCaller(req: Request): Promise<IdempotencyCall
   try {
     if (bearerToken(authorization)) {
       const actor = await authenticateRequest(authorization);
-      return { caller: `user:${actor.userId}`, actor };
+      return { caller: actor.apiKeyId ? `apikey:${actor.apiKeyId}` : `user:${actor.userId}`, actor };
     }
     const apiKey = req.get('X-API-Key');
     if (apiKey === undefined) return undefined;

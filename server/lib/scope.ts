@@ -4,9 +4,14 @@ import { forbidden, notFound } from './errors.js';
 
 /** Who is calling, as read live from the database on this request. */
 export type Actor = {
-  kind: 'USER';
+  /** a person's session, or an app's API key (CONTRACT §19) acting for its workspace */
+  kind: 'USER' | 'API_KEY';
+  /** the user; for an API key, the user who created it (the person answerable for what it writes) */
   userId: string;
+  /** empty for an API key */
   sessionId: string;
+  /** set for an API key: what its events are attributed to */
+  apiKeyId?: string;
   email: string;
   name: string;
   permissions: ReadonlySet<string>;
