@@ -64,9 +64,11 @@ async function main(): Promise<void> {
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
+  let demoApiKey: string | undefined;
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
     if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
+    demoApiKey = seeded.apiKey;
   }
 
   const app = createApp();
@@ -89,6 +91,7 @@ async function main(): Promise<void> {
   } else {
     lines.push('  Log in with an existing user (the bootstrap admin was created on first start).');
   }
+  if (demoApiKey) lines.push(`  Demo API key: ${demoApiKey}   (an app's key for the demo workspace; shown only once)`);
   lines.push(
     `  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`,
     '',
