@@ -40,6 +40,7 @@ const EnvSchema = z.object({
   LOGIN_MAX_FAILURES: int(10),
   LOGIN_WINDOW_MINUTES: int(15),
   INGEST_RATE_PER_MINUTE: int(600),
+  API_KEY_RATE_PER_MINUTE: int(6000),
   // rows of GET /reports/flows (largest first); beyond it the response says X-Truncated: true
   REPORT_FLOWS_LIMIT: int(1000),
   SHUTDOWN_TIMEOUT_MS: int(10_000),

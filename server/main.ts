@@ -65,9 +65,11 @@ async function main(): Promise<void> {
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
+  let demoApiKey: string | undefined;
   if (config.SEED_DEMO) {
     const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
     if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
+    demoApiKey = seeded.apiKey;
   }
 
   const app = createApp();
@@ -79,6 +81,7 @@ async function main(): Promise<void> {
   const base = `http://localhost:${port}`;
   logger.info({ url: base }, 'listening');
   const lines = bannerLines({ base, embeddedDataDir: embedded ? config.DATA_DIR : undefined, admin });
+  if (demoApiKey) lines.splice(lines.length - 1, 0, `  Demo API key: ${demoApiKey}   (an app's key for the demo workspace; shown only once)`);
   writeBanner(lines);
 
   let stopping = false;

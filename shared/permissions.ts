@@ -23,6 +23,7 @@ export const PERMISSIONS = [
   'user.delete',
   'bank.manage',
   'fx.manage',
+  'apikey.manage',
 ] as const;
 
 export type Permission = (typeof PERMISSIONS)[number];

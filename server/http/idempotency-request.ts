@@ -6,6 +6,10 @@ import { authenticateRequest } from '../domains/auth/authenticate.js';
 import { bearerToken } from '../domains/auth/tokens.js';
 import { authenticateApiKey } from '../domains/integrations/ingest-auth.js';
 import { hashApiKey } from '../domains/integrations/api-keys.js';
+import type { Actor } from '../lib/scope.js';
+
+/** An authenticated caller of a keyed request: its key space, and the live actor when it is one (not an ingest key). */
+export type IdempotencyCaller = { caller: string; actor?: Actor };
 
 /**
  * Whose key this is, authenticated as any call is: a live session's user (not merely a well-signed
@@ -13,14 +17,17 @@ import { hashApiKey } from '../domains/integrations/api-keys.js';
  * key. Undefined when the request does not authenticate: it gets no idempotency, stores nothing,
  * and its route answers it (401) as it would without the header.
  */
-export async function authenticatedCaller(req: Request): Promise<string | undefined> {
+export async function authenticatedCaller(req: Request): Promise<IdempotencyCaller | undefined> {
   const authorization = req.get('Authorization');
   try {
-    if (bearerToken(authorization)) return `user:${(await authenticateRequest(authorization)).userId}`;
+    if (bearerToken(authorization)) {
+      const actor = await authenticateRequest(authorization);
+      return { caller: actor.apiKeyId ? `apikey:${actor.apiKeyId}` : `user:${actor.userId}`, actor };
+    }
     const apiKey = req.get('X-API-Key');
     if (apiKey === undefined) return undefined;
     await authenticateApiKey(apiKey);
-    return `key:${hashApiKey(apiKey)}`;
+    return { caller: `key:${hashApiKey(apiKey)}` };
   } catch (err) {
     if (err instanceof AppError && err.code === 'UNAUTHORIZED') return undefined;
     throw err;

@@ -2,12 +2,13 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../db/database.js';
 import { clock } from '../lib/clock.js';
 import { open, seal, type Keyring, type Sealed } from '../lib/crypto.js';
+import type { AccessCheck } from '../lib/access-record.js';
 
 /** How long a key and its response are kept (CONTRACT §1). */
 export const KEEP_MS = 24 * 3_600_000;
 
 /** A stored response: sealed at rest, since it may hold a secret shown once (an integration's `apiKey`). */
-export type StoredResponse = { status: number; type: string; body: string };
+export type StoredResponse = { status: number; type: string; body: string; accessChecks: AccessCheck[] };
 
 export type KeyRow = {
   method: string;
@@ -21,6 +22,8 @@ export type KeyRow = {
   response_tag: Buffer | null;
   response_kid: string | null;
   work_committed: boolean;
+  /** what the request passed: a replay needs each still to pass (null: stored before migration 0031) */
+  access_checks: AccessCheck[] | null;
   created_at: Date;
 };
 
@@ -92,9 +95,19 @@ const sealedColumns = (caller: string, key: string, body: string, keys?: Keyring
 export const storeResponse = (caller: string, key: string, response: StoredResponse) =>
   db().query(
     `UPDATE idempotency_keys SET state = 'DONE', response_status = :status, response_type = :type,
-            response_ciphertext = :ciphertext, response_iv = :iv, response_tag = :tag, response_kid = :kid
+            response_ciphertext = :ciphertext, response_iv = :iv, response_tag = :tag, response_kid = :kid,
+            access_checks = CAST(:checks AS jsonb)
       WHERE caller = :caller AND key = :key`,
-    { replacements: { caller, key, status: response.status, type: response.type, ...sealedColumns(caller, key, response.body) } },
+    {
+      replacements: {
+        caller,
+        key,
+        status: response.status,
+        type: response.type,
+        checks: JSON.stringify(response.accessChecks),
+        ...sealedColumns(caller, key, response.body),
+      },
+    },
   );
 
 /** Re-seals every stored response not yet under the first key of `keys` (scripts/rotate-keys.ts). */

@@ -33,6 +33,7 @@ export function createLogger(level: string, destination?: DestinationStream) {
           'req.headers["x-webhook-secret"]',
           'req.headers.cookie',
           '*.password',
+          '*.currentPassword',
           '*.credentials',
           '*.apiKey',
           '*.webhookSecret',

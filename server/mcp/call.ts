@@ -67,7 +67,7 @@ export async function callTool(scope: CallScope, tool: ToolDef, args: Record<str
   const principal = principalOf(scope.actor);
   const check = checkConfirmToken(confirm, principal, tool.name, input);
   if (!check.ok) return toolError(badRequest(check.reason));
-  return runConfirmedOnce(principal, confirm, tool.name, argumentsDigest(input), () =>
+  return runConfirmedOnce(scope.actor, principal, confirm, tool.name, argumentsDigest(input), () =>
     attempt(() => runVia('mcp', () => runProcedure(scope, tool, input))),
   );
 }

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { withFirstTransactionHook } from '../db/database.js';
 import { trySessionLock } from '../db/session-locks.js';
+import { recordingAccess, type AccessCheck } from '../lib/access-record.js';
 import { clock } from '../lib/clock.js';
 import { conflict } from '../lib/errors.js';
+import { recheckAccess, type Actor } from '../lib/scope.js';
 import {
   KEEP_MS,
   claimKey,
@@ -19,9 +21,11 @@ import { sent, statusOf, toolError, type ToolError } from './results.js';
 /**
  * A confirmed write runs once per confirmToken: the token is its idempotency key in the service's
  * Idempotency-Key store (CONTRACT §1), kept under its hash, for the caller, with the tool's name as
- * the path and the arguments' digest as the request. A repeated confirm gets the first result back.
+ * the path and the arguments' digest as the request. A repeated confirm gets the first result back,
+ * as a REST replay does, only while the caller still passes the access checks the first call passed.
  */
 export async function runConfirmedOnce(
+  actor: Actor,
   principal: string,
   token: string,
   tool: string,
@@ -38,14 +42,18 @@ export async function runConfirmedOnce(
         await deleteExpiredKey(caller, key, row.created_at);
         continue;
       }
-      if (row?.state === 'DONE') return JSON.parse(responseBodyOf(caller, key, row)) as CallToolResult;
+      if (row?.state === 'DONE') {
+        recheckAccess(actor, row.access_checks ?? []);
+        return JSON.parse(responseBodyOf(caller, key, row)) as CallToolResult;
+      }
       if (!lock) throw conflict('This confirmation is still running');
       if (row?.work_committed) throw conflict('This confirmation did its work, but its result was lost');
       if (!row && !(await claimKey(caller, key, 'MCP', tool, argsDigest))) continue;
-      const result = await withFirstTransactionHook(markWorkCommitted(caller, key), work);
+      const checks = new Map<string, AccessCheck>();
+      const result = await recordingAccess(checks, () => withFirstTransactionHook(markWorkCommitted(caller, key), work));
       const status = statusOf(result);
       if (status >= 500 || status === 401) await forgetUnlessCommitted(caller, key);
-      else await storeResponse(caller, key, { status, type: 'application/json', body: JSON.stringify(sent(result)) });
+      else await storeResponse(caller, key, { status, type: 'application/json', body: JSON.stringify(sent(result)), accessChecks: [...checks.values()] });
       return sent(result);
     }
     throw conflict('This confirmation is still running');

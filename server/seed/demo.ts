@@ -8,6 +8,7 @@ import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
 import { seedDemoFxRates } from './demo-fx.js';
+import { seedDemoApiKey } from './demo-api-key.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -26,7 +27,8 @@ const TAGS: [string, string][] = [
   ['marketing', '#9467bd'],
 ];
 
-export type DemoSeed = { seeded: boolean; workspaceId?: number };
+/** `apiKey`: the demo app key's secret, known only to the instance that seeded (printed once, as the admin password). */
+export type DemoSeed = { seeded: boolean; workspaceId?: number; apiKey?: string };
 
 /**
  * A demo workspace with realistic data, created only on an empty database, by one of the
@@ -80,6 +82,8 @@ async function seedEmptyDatabase(adminEmail: string, today: Date): Promise<DemoS
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
     await seedDemoWebhooks(admin.id, base);
     await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
+    const apiKey = await seedDemoApiKey(seedActor(admin.id, base.workspaceId), base.workspaceId);
+    return { seeded: true, workspaceId: base.workspaceId, apiKey };
   }
   return { seeded: true, workspaceId: base.workspaceId };
 }

@@ -18,6 +18,16 @@ const BEARER_SCHEME = {
     'deactivated users are refused on every request.',
 } as const;
 
+/** An app's API key (CONTRACT §19), accepted wherever the access token is. */
+const APP_KEY_SCHEME = {
+  type: 'http',
+  scheme: 'bearer',
+  bearerFormat: 'fes_app_<8 visible>_<43 secret> (API key)',
+  description:
+    'An API key of `POST /api-keys`, sent as `Authorization: Bearer fes_app_…`: acts for its workspace (and projects) with the ' +
+    'permissions it was given; 401 once revoked, expired or rotated past its grace; 429 beyond its per-minute limit.',
+} as const;
+
 /** Schemes of express routes, added to the document when a route's own `security` names them. */
 const EXPRESS_SECURITY_SCHEMES = {
   ApiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Integration API key (POST /integrations)' },
@@ -42,9 +52,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
     openApiVersion: '3.1.0',
     baseUrl: '/',
     license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
-    // protected procedures get every scheme passed here, so only the bearer token;
+    // protected procedures get every scheme passed here as alternatives: the token or an app's key;
     // the express routes' own schemes are added below once a route references them
-    securitySchemes: { Authorization: BEARER_SCHEME },
+    securitySchemes: { Authorization: BEARER_SCHEME, AppApiKey: APP_KEY_SCHEME },
     paths: expressRoutePaths,
   });
   const operations = Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { security?: object[] }>));

@@ -1,5 +1,6 @@
 import { router } from './init.js';
 import { authRouter } from '../domains/auth/auth.router.js';
+import { apiKeysRouter } from '../domains/auth/api-keys/api-keys.router.js';
 import { usersRouter } from '../domains/users/users.router.js';
 import { workspacesRouter } from '../domains/workspaces/workspaces.router.js';
 import { projectsRouter } from '../domains/workspaces/projects.router.js';
@@ -25,6 +26,7 @@ import { benchBaselineRouters } from '../domains/system/bench.router.js';
 
 export const appRouter = router({
   auth: authRouter,
+  apiKeys: apiKeysRouter,
   users: usersRouter,
   workspaces: workspacesRouter,
   projects: projectsRouter,

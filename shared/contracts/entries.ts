@@ -28,7 +28,7 @@ import { PartyObject } from './parties.js';
 export const EntryType = z.enum(['INCOME', 'EXPENSE']);
 export const EntryStatus = z.enum(['PENDING', 'UNDER_REVIEW', 'COMPLETED', 'REJECTED', 'CANCELLED', 'VOIDED']);
 export const LinkType = z.enum(['REFUND', 'REIMBURSEMENT', 'CORRECTION']);
-export const ActorType = z.enum(['USER', 'INTEGRATION', 'WEBHOOK', 'SYSTEM']);
+export const ActorType = z.enum(['USER', 'INTEGRATION', 'WEBHOOK', 'SYSTEM', 'API_KEY']);
 
 export const MAX_AMOUNT_CENTS = 1_000_000_000_000_000;
 export const AmountCents = z.number().int().positive().max(MAX_AMOUNT_CENTS);

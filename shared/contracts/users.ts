@@ -29,6 +29,8 @@ export const UpdateUserInput = z
     id: Uuid,
     name: z.string().trim().min(1).max(NAME_MAX).optional(),
     password: Password.optional(),
+    /** required when changing one's own password (CONTRACT §4) */
+    currentPassword: z.string().min(1).max(1000).optional(),
     permissions: z.array(PermissionName).max(MAX_USER_PERMISSIONS).optional(),
     isActive: z.boolean().optional(),
   })

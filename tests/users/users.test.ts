@@ -170,12 +170,32 @@ describe('PATCH /users/{id}', () => {
     expect(await login(api, { email: target.email, password: NEW_PASSWORD })).toEqual(expect.any(String));
   });
 
-  it('changing your own password keeps the current session and revokes your others', async () => {
+  it('changing your own password needs currentPassword, keeps the current session and revokes your others', async () => {
     const me = await actor(api);
     const other = await login(api, me);
-    expect((await api.patch(`/users/${me.id}`, { password: NEW_PASSWORD }, { token: me.token })).status).toBe(200);
+    const url = `/users/${me.id}`;
+    expectErrorBody(await api.patch(url, { password: NEW_PASSWORD }, { token: me.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.patch(url, { password: NEW_PASSWORD, currentPassword: 'not-my-password' }, { token: me.token }),
+      401,
+      'UNAUTHORIZED',
+    );
+    // neither refusal changed anything nor ended a session
+    expect((await api.get('/auth/me', { token: other })).status).toBe(200);
+    expect(await login(api, me)).toEqual(expect.any(String));
+    const ok = await api.patch(url, { password: NEW_PASSWORD, currentPassword: PASSWORD }, { token: me.token });
+    expect(ok.status).toBe(200);
+    expectNoSecrets(ok);
     expect((await api.get('/auth/me', { token: me.token })).status).toBe(200);
     expectErrorBody(await api.get('/auth/me', { token: other }), 401, 'UNAUTHORIZED');
+    expect(await login(api, { email: me.email, password: NEW_PASSWORD })).toEqual(expect.any(String));
+  });
+
+  it('a name change of your own needs no currentPassword', async () => {
+    const me = await actor(api);
+    const res = await api.patch(`/users/${me.id}`, { name: 'Me Myself' }, { token: me.token });
+    expect(res.status).toBe(200);
+    expect(res.body.name).toBe('Me Myself');
   });
 
   it('isActive:false deactivates and revokes sessions; deactivating yourself is a 409', async () => {

@@ -21,6 +21,8 @@ import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
 import { m0021 } from './0021-tag-rank-plpgsql.js';
 import { m0022 } from './0022-deliveries-wake-in-process.js';
+import { m0031 } from './0031-idempotency-access-checks.js';
+import { m0032 } from './0032-api-keys.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -46,6 +48,8 @@ export const migrations: Migration[] = [
   m0020,
   m0021,
   m0022,
+  m0031,
+  m0032,
 ];
 
 const names = migrations.map((m) => m.name);

@@ -23,12 +23,12 @@ export const authRouter = router({
     .output(TokenResponse)
     .mutation(({ ctx }) => auth.refresh(ctx.req.headers.authorization)),
   logout: authedProcedure
-    .meta(op('POST', '/auth/logout', 'logout', TAG, 'Revoke the current session'))
+    .meta(op('POST', '/auth/logout', 'logout', TAG, 'Revoke the current session (403 for an API key)', [403]))
     .input(z.object({}).strict().optional())
     .output(Success)
     .mutation(({ ctx }) => auth.logout(ctx.actor)),
   me: authedProcedure
-    .meta(op('GET', '/auth/me', 'getMe', TAG, 'The caller with permissions and memberships'))
+    .meta(op('GET', '/auth/me', 'getMe', TAG, 'The caller with permissions and memberships (403 for an API key)', [403]))
     .input(z.object({}).optional())
     .output(Me)
     .query(({ ctx }) => auth.me(ctx.actor)),

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../db/database.js';
 import { Session, User } from '../../db/models/index.js';
 import { clock } from '../../lib/clock.js';
-import { AppError, unauthorized } from '../../lib/errors.js';
+import { AppError, forbidden, unauthorized } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import { runtime } from '../../runtime.js';
 import type { LoginInput, Me, TokenResponse } from '../../../shared/contracts/auth.js';
@@ -86,7 +86,13 @@ export async function refresh(authorization: string | undefined): Promise<TokenR
   return tokenResponse(row, claims.sid);
 }
 
+/** Sessions are a person's: an API key has none to end or describe (DELETE /api-keys/{id} revokes a key). */
+function assertPerson(actor: Actor): void {
+  if (actor.kind === 'API_KEY') throw forbidden('An API key has no session: this route is for users');
+}
+
 export async function logout(actor: Actor): Promise<{ success: true }> {
+  assertPerson(actor);
   await Session.update({ revokedAt: clock.now() }, { where: { id: actor.sessionId, revokedAt: { [Op.is]: null } } });
   return { success: true };
 }
@@ -99,6 +105,7 @@ export async function revokeSessionsOf(userId: string, tx?: import('sequelize').
 }
 
 export async function me(actor: Actor): Promise<Me> {
+  assertPerson(actor);
   const row = await loadLiveSession({ sub: actor.userId, sid: actor.sessionId });
   const a = row ? actorFrom(row, actor.sessionId) : actor;
   const byWorkspace = new Map<number, number[]>();

@@ -4,6 +4,8 @@ import { clock } from '../../lib/clock.js';
 import { unauthorized } from '../../lib/errors.js';
 import { requirePermission, type Actor } from '../../lib/scope.js';
 import type { Permission } from '../../../shared/permissions.js';
+import { authenticateAppKey } from './api-keys/key-auth.js';
+import { isAppKeyShaped } from './api-keys/key-format.js';
 import { SessionCache } from './session-cache.js';
 import { bearerToken, verifyAccessToken, type TokenClaims } from './tokens.js';
 
@@ -63,10 +65,14 @@ export const sessionCache = new SessionCache<SessionRow>();
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Bearer token → live actor, or 401 (missing, malformed, bad signature, expired, revoked, inactive). */
+/**
+ * Bearer token → live actor, or 401 (missing, malformed, bad signature, expired, revoked, inactive):
+ * a user's access token, or an app's API key (CONTRACT §19), a principal of its own.
+ */
 export async function authenticateRequest(authorization: string | undefined): Promise<Actor> {
   const token = bearerToken(authorization);
   if (!token) throw unauthorized('Missing or malformed bearer token');
+  if (isAppKeyShaped(token)) return authenticateAppKey(token);
   const claims = verifyAccessToken(token);
   if (!UUID_RE.test(claims.sub) || !UUID_RE.test(claims.sid)) throw unauthorized('Invalid or expired token');
   const row = await sessionCache.lookup(claims.sid, claims.sub, () => loadLiveSession(claims));

@@ -7,8 +7,10 @@ import type { Actor } from '../../lib/scope.js';
 import type { EventObject } from '../../../shared/contracts/entries.js';
 import { preparedQuery } from './core/raw-sql.js';
 
-export type EventActor = { actorType: 'USER' | 'INTEGRATION' | 'WEBHOOK' | 'SYSTEM'; actorId: string | null };
-export const byUser = (actor: Actor): EventActor => ({ actorType: 'USER', actorId: actor.userId });
+export type EventActor = { actorType: 'USER' | 'INTEGRATION' | 'WEBHOOK' | 'SYSTEM' | 'API_KEY'; actorId: string | null };
+/** The person, or the app's API key (CONTRACT §19), behind a request. */
+export const byUser = (actor: Actor): EventActor =>
+  actor.apiKeyId ? { actorType: 'API_KEY', actorId: actor.apiKeyId } : { actorType: 'USER', actorId: actor.userId };
 export const SYSTEM: EventActor = { actorType: 'SYSTEM', actorId: null };
 
 export type EventKind =

@@ -19,12 +19,23 @@ export const usersRouter = router({
     .output(UserObject)
     .mutation(({ ctx, input }) => users.createUser(ctx.actor, input)),
   update: permitted('user.edit')
-    .meta(op('PATCH', '/users/{id}', 'updateUser', TAG, 'Change the name, password, permissions or active flag of a user', [403, 404, 409]))
+    .meta(
+      op('PATCH', '/users/{id}', 'updateUser', TAG, 'Change the name, password, permissions or active flag of a user', [403, 404, 409], {
+        description:
+          'Another user can be changed only by a member of every workspace it belongs to who reaches every project it is a ' +
+          'project member of (else 403, nothing changes). Your own password change needs `currentPassword` (missing: 400, ' +
+          "wrong: 401). A password change revokes every session of the user except the caller's current one.",
+      }),
+    )
     .input(UpdateUserInput)
     .output(UserObject)
     .mutation(({ ctx, input }) => users.updateUser(ctx.actor, input)),
   deactivate: permitted('user.delete')
-    .meta(op('DELETE', '/users/{id}', 'deactivateUser', TAG, 'Deactivate a user and revoke its sessions', [403, 404, 409]))
+    .meta(
+      op('DELETE', '/users/{id}', 'deactivateUser', TAG, 'Deactivate a user and revoke its sessions', [403, 404, 409], {
+        description: 'Needs membership of every workspace (and reach of every project) the user belongs to (else 403).',
+      }),
+    )
     .input(UuidPath)
     .output(Success)
     .mutation(({ ctx, input }) => users.deactivateUser(ctx.actor, input)),

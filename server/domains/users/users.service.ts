@@ -1,10 +1,11 @@
 import { transaction } from '../../db/database.js';
 import { User } from '../../db/models/index.js';
-import { conflict, forbidden } from '../../lib/errors.js';
+import { badRequest, conflict, forbidden, unauthorized } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { CreateUserInput, UpdateUserInput, UserObject } from '../../../shared/contracts/users.js';
-import { hashPassword, revokeSessionsOf } from '../auth/index.js';
+import { hashPassword, revokeSessionsOf, verifyPassword } from '../auth/index.js';
 import { presentUser } from './users.presenter.js';
+import { assertCoversMemberships } from './takeover.js';
 import { findVisibleUser, visibleUsers } from './visibility.js';
 
 export { findVisibleUser };
@@ -44,10 +45,18 @@ export async function createUser(actor: Actor, input: CreateUserInput): Promise<
   });
 }
 
+/** One's own password changes only with the current one (400 missing, 401 wrong). */
+async function assertCurrentPassword(user: User, currentPassword: string | undefined): Promise<void> {
+  if (currentPassword === undefined) throw badRequest('currentPassword is required to change your own password');
+  if (!(await verifyPassword(user.passwordHash, currentPassword))) throw unauthorized('currentPassword is wrong');
+}
+
 export async function updateUser(actor: Actor, input: UpdateUserInput): Promise<UserObject> {
   return transaction(async (tx) => {
     const user = await findVisibleUser(actor, input.id, tx, { lock: true });
     if (input.isActive === false && user.id === actor.userId) throw conflict('You cannot deactivate yourself');
+    await assertCoversMemberships(actor, user.id, tx);
+    if (input.password !== undefined && user.id === actor.userId) await assertCurrentPassword(user, input.currentPassword);
     if (input.password !== undefined || input.isActive !== undefined) assertOutranks(actor, user);
     if (input.permissions) {
       const permissions = uniqueSorted(input.permissions);
@@ -71,6 +80,7 @@ export async function deactivateUser(actor: Actor, input: { id: string }): Promi
   return transaction(async (tx) => {
     const user = await findVisibleUser(actor, input.id, tx, { lock: true });
     if (user.id === actor.userId) throw conflict('You cannot deactivate yourself');
+    await assertCoversMemberships(actor, user.id, tx);
     assertOutranks(actor, user);
     user.isActive = false;
     await user.save({ transaction: tx });

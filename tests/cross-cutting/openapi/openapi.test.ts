@@ -178,7 +178,7 @@ describe('openapi.json', () => {
     }
     for (const p of restProcedures) {
       const operation = committed.paths[p.openapi.path]?.[p.openapi.method.toLowerCase()] as Operation | undefined;
-      const expected = p.openapi.protect === false ? [] : [{ Authorization: [] }];
+      const expected = p.openapi.protect === false ? [] : [{ Authorization: [] }, { AppApiKey: [] }]; // a token or an app's key (CONTRACT §19)
       expect(operation?.security, `${p.key}: security (protect: ${p.openapi.protect ?? true})`).toEqual(expected);
       if (p.openapi.protect !== false) {
         expect(operation?.responses?.['401'], `${p.key}: protected, so 401 must be documented`).toBeDefined();

@@ -21,6 +21,7 @@ import {
 } from './operations.js';
 import { buildProbeRequest, type ProbeRequest } from './probe-requests.js';
 import { errorShapeProblem, inPool, leakedSecrets, send, type Credentials, type Transport } from './probes.js';
+import { takeoverCases } from './takeover-cases.js';
 import { buildTenants, type Caller, type Tenants } from './tenants.js';
 
 /**
@@ -218,17 +219,22 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
       expect(failures).toEqual([]);
     });
 
-    /** Tenant probes: the attacked tenant's ids → 403/404; an operation naming no tenant object → 2xx without its data. */
-    async function tenantSweep(name: string, who: Caller, projectMember: boolean): Promise<string[]> {
+    /**
+     * Tenant probes: the attacked tenant's ids → 403/404; an operation naming no tenant object → 2xx without its data
+     * (for an API key also 403: a key has no session, and never holds user.*, workspace.create or apikey.manage).
+     */
+    async function tenantSweep(name: string, who: Caller | string, projectMember: boolean): Promise<string[]> {
+      const isKey = typeof who === 'string';
       return sweep(protectedOps(), name, async (op) => {
         const req = buildProbeRequest(op, tenants.victim.ids);
         const hidden = projectMember ? tenants.visibleToProjectMember : [];
         if (!req.referencesTenant) {
+          if (isKey) return { creds: { token: who }, statuses: [403], okWithoutLeak: true, hidden };
           // the caller's own things (me, its workspaces, logout…): a fresh session, since logout ends it
           return { creds: { token: await login(api, who) }, statuses: [], okWithoutLeak: true, hidden };
         }
         return {
-          creds: { token: who.token },
+          creds: { token: isKey ? who : who.token },
           statuses: [403, 404],
           okWithoutLeak: projectMember && PROJECT_MEMBER_READS.has(op.operationId),
           hidden,
@@ -244,7 +250,29 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
       expect(await tenantSweep('other project only', tenants.projectOnly, true)).toEqual([]);
     });
 
+    it('an API key of the owning workspace lacking the permission → 403 (the permission is checked first)', async () => {
+      const gated = operations.filter((o) => requiredPermission(o));
+      const failures = await sweep(gated, 'key lacking permission', (op) => ({
+        creds: { token: tenants.keys.lacking.get(requiredPermission(op)!)! },
+        statuses: [403],
+      }));
+      expect(failures).toEqual([]);
+    });
+
+    it('an API key of another workspace (every permission a key may hold) → 403/404, no data', async () => {
+      expect(await tenantSweep('other workspace key', tenants.keys.attacker, false)).toEqual([]);
+    });
+
+    it('an API key of another project of the workspace only → 403/404, or its own rows only', async () => {
+      expect(await tenantSweep('other project key', tenants.keys.projectOnly, true)).toEqual([]);
+    });
+
     it('the attacked tenant is intact: its owner still sees every object the probes aimed at', async () => {
+      const key = await api.get(`/api-keys/${tenants.keys.victim.id}`, { token: tenants.victim.admin.token });
+      expect(key.body).toMatchObject({ revokedAt: null, prefix: tenants.keys.victim.apiKey.slice(0, 16) });
+      expect(
+        (await api.get('/entries', { token: tenants.keys.victim.apiKey, query: { workspaceId: tenants.victim.ids.workspaceId } })).status,
+      ).toBe(200);
       const { ids, admin } = tenants.victim;
       const t = { token: admin.token };
       const entry = await api.get(`/entries/${ids.entryId}`, t);
@@ -287,6 +315,8 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
       expect((await api.get(`/entries/${tenants.victim.matchedEntryId}`, t)).body.isReconciled).toBe(true);
     });
   });
+
+  takeoverCases(() => ({ api, tenants }), opts.transports);
 
   describe('public operations (their own expectations)', () => {
     it('login: wrong password for the attacked tenant’s user → 401 revealing nothing', async () => {

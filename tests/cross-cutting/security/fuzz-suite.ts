@@ -9,7 +9,7 @@ import { buildFuzzWorld, type FuzzWorld } from './fuzz-world.js';
  * The OpenAPI-driven fuzz suite, shared by `npm test` (few runs per operation) and
  * `npm run test:hard` (1,000 per operation): one test per operation of openapi.json.
  */
-export function defineFuzzSuite(runsPerOp: number): void {
+export function defineFuzzSuite(runsPerOp: number, opts: { asApiKey?: boolean } = {}): void {
   const operations = loadOperations();
   const results: OpResult[] = [];
   let world: FuzzWorld;
@@ -18,6 +18,8 @@ export function defineFuzzSuite(runsPerOp: number): void {
   const serverErrors: string[] = [];
   beforeAll(async () => {
     world = await buildFuzzWorld(await startServer());
+    // as an app (CONTRACT §19): every bearer-protected operation is sent with the workspace's API key
+    if (opts.asApiKey) world = { ...world, token: world.appKey, logoutToken: world.appKey };
     // the service logs each 500 with its cause: keep them for the failure message
     const logger = runtime().logger;
     const error = logger.error.bind(logger);

@@ -7,6 +7,7 @@ import { seedDemo } from '../../../server/seed/demo.js';
 import { buildUser, buildWorkspace, login } from '../../support/factories.js';
 import { registerSecret, type Api } from '../../support/http.js';
 import type { Pools } from './fuzz-values.js';
+import { GRANTABLE } from './tenant-keys.js';
 
 /**
  * The workspace the fuzzer works in: the demo seed (a year of entries, documents, a
@@ -19,6 +20,8 @@ export type FuzzWorld = {
   token: string;
   /** a second admin session, used only by `POST /auth/logout` */
   logoutToken: string;
+  /** an app's API key of the workspace with every permission a key may hold (CONTRACT §19) */
+  appKey: string;
   apiKey: string;
   webhookSecret: string;
   workspaceId: number;
@@ -38,7 +41,11 @@ function expectOk(res: { status: number; text: string }, what: string): void {
 }
 
 export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
-  Object.assign(runtime().config, { INGEST_RATE_PER_MINUTE: 1_000_000, ACCOUNTING_PROVIDER_TIMEOUT_MS: 2_000 });
+  Object.assign(runtime().config, {
+    INGEST_RATE_PER_MINUTE: 1_000_000,
+    API_KEY_RATE_PER_MINUTE: 1_000_000,
+    ACCOUNTING_PROVIDER_TIMEOUT_MS: 2_000,
+  });
   const admin = await buildUser({ email: `fuzz-admin-${randomBytes(4).toString('hex')}@example.test` });
   const seeded = await seedDemo(admin.email, new Date('2026-06-15T12:00:00Z'));
   if (!seeded.workspaceId) throw new Error('fuzz world: demo seed did not run (database not empty)');
@@ -56,6 +63,9 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
   expectOk(ingest, 'create ingest integration');
   const target = await api.post('/integrations', { workspaceId, name: 'fuzz target', projectIds: [projects[0]] }, { token });
   expectOk(target, 'create target integration');
+
+  const appKey = await api.post('/api-keys', { workspaceId, name: 'fuzz app', permissions: GRANTABLE }, { token });
+  expectOk(appKey, 'create app key');
 
   const webhookSecret = `whsec-${randomBytes(12).toString('hex')}`;
   const credential = `cred-${randomBytes(12).toString('hex')}`;
@@ -149,6 +159,7 @@ export async function buildFuzzWorld(api: Api): Promise<FuzzWorld> {
     adminId: admin.id,
     token,
     logoutToken,
+    appKey: appKey.body.apiKey,
     apiKey: ingest.body.apiKey,
     webhookSecret,
     workspaceId,

@@ -10,6 +10,8 @@ import type { JsonSchema, Operation } from './operations.js';
  */
 
 export type ForeignIds = {
+  /** an app's API key (CONTRACT §19) */
+  apiKeyId: string;
   workspaceId: number;
   projectId: number;
   entryId: number;
@@ -71,6 +73,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'reconciliation/matches': 'bankMatchId',
   rules: 'ruleId',
   'fx-rates': 'fxRateId',
+  'api-keys': 'apiKeyId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */

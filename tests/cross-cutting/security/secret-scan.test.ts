@@ -6,7 +6,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
 import { actor, buildWorkspace } from '../../support/factories.js';
-import { client, registerSecret, scannedResponses, startServer, type Api } from '../../support/http.js';
+import { client, expectErrorBody, registerSecret, scannedResponses, startServer, type Api } from '../../support/http.js';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../server/lib/logger.js';
 import { setRuntime } from '../../../server/runtime.js';
@@ -51,6 +51,16 @@ describe('scanResponse', () => {
     expect(() => scanResponse('POST', '/integrations/0b4c/rotate-key', body, JSON.parse(body))).not.toThrow();
     expect(throws('/integrations', body)).toThrow(/API key in the response of GET \/integrations/);
     expect(throws('/entries/1', body, 'PATCH')).toThrow(/API key/);
+  });
+
+  it("allows an app's API key only in the create and rotate responses of /api-keys, REST or tRPC", () => {
+    const body = JSON.stringify({ id: 'k', apiKey: `fes_app_AbCdEfGh_${'Z'.repeat(43)}` });
+    for (const path of ['/api-keys', '/api-keys/0b4c/rotate', '/trpc/apiKeys.create', '/trpc/apiKeys.rotate']) {
+      expect(() => scanResponse('POST', path, body, JSON.parse(body)), path).not.toThrow();
+    }
+    expect(throws('/api-keys', body)).toThrow(/app's API key in the response of GET \/api-keys/);
+    expect(throws('/api-keys/0b4c', body)).toThrow(/app's API key/);
+    expect(throws('/entries', body, 'POST')).toThrow(/app's API key/);
   });
 
   it('stays quiet on field names inside validation issues, null secrets and the OpenAPI schemas', () => {
@@ -197,5 +207,36 @@ describe('no secret at rest in plain text (issue 18)', () => {
     const logged = logs.join('');
     expect(logs.length).toBeGreaterThan(0);
     for (const secret of secrets) expect(logged.includes(secret), 'a secret in the logs').toBe(false);
+  });
+
+  it("apps' API keys: after create (with Idempotency-Key), rotate and use, no response, table column or log line holds one", async () => {
+    const ws = await buildWorkspace();
+    const admin = await actor(api, { workspaceId: ws.id });
+    const keyed = { token: admin.token, headers: { 'Idempotency-Key': `app-key-${ws.id}` } };
+    const body = { workspaceId: ws.id, name: 'Scanned app', permissions: ['entry.create', 'entry.export'] };
+    const created = await api.post('/api-keys', body, keyed);
+    expect(created.status, created.text).toBe(200);
+    const replay = await api.post('/api-keys', body, keyed);
+    expect(replay.headers.get('idempotency-replayed')).toBe('true');
+    const rotated = await api.post(`/api-keys/${created.body.id}/rotate`, { graceSeconds: 30 }, { token: admin.token });
+    expect(rotated.status).toBe(200);
+    const viaTrpc = await api.post('/trpc/apiKeys.create', body, { token: admin.token });
+    expect(viaTrpc.status).toBe(200);
+    for (const secret of [created.body.apiKey, rotated.body.apiKey, viaTrpc.body.result.data.apiKey]) {
+      registerSecret(secret); // from here on no response may carry it (the scanning client checks each)
+      const used = await api.post(
+        '/entries',
+        { projectId: ws.projectIds[0], entryType: 'EXPENSE', amountCents: 100, baseCurrency: 'USD', entryDate: '2026-01-02' },
+        { token: secret, headers: { 'Idempotency-Key': `use-${secret.slice(8, 16)}` } },
+      );
+      expect(used.status, used.text).toBe(200);
+      expect((await api.get('/entries/export/csv', { token: secret, query: { workspaceId: ws.id } })).status).toBe(200);
+      expectErrorBody(await api.get('/auth/me', { token: secret }), 403, 'FORBIDDEN');
+    }
+    expect((await api.get('/api-keys', { token: admin.token, query: { workspaceId: ws.id } })).status).toBe(200);
+    const secrets = [created.body.apiKey, rotated.body.apiKey, viaTrpc.body.result.data.apiKey];
+    expect(await scanDatabase(secrets)).toEqual([]);
+    const logged = logs.join('');
+    for (const secret of secrets) expect(logged.includes(secret), 'a key in the logs').toBe(false);
   });
 });

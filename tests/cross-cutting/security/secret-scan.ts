@@ -5,7 +5,8 @@ import { runtime } from '../../../server/runtime.js';
  * secrets: password/API-key hashes, sealed credentials, webhook secrets, the runtime's own
  * secrets (JWT secret, credential keys) and plaintext secrets the tests registered.
  * Integration API keys (`fes_live_…`) are the documented exception: allowed only in the
- * responses of `POST /integrations` and `POST /integrations/{id}/rotate-key`.
+ * responses of `POST /integrations` and `POST /integrations/{id}/rotate-key`; apps' keys (`fes_app_…`)
+ * only in those of `POST /api-keys` and `POST /api-keys/{id}/rotate`.
  */
 
 const registered = new Set<string>();
@@ -42,6 +43,9 @@ const FORBIDDEN_KEYS = new Set([
 ]);
 const API_KEY = /fes_live_[A-Za-z0-9]{8}_[A-Za-z0-9]{40}/;
 const API_KEY_ROUTES = [/^\/integrations\/?$/, /^\/integrations\/[^/]+\/rotate-key\/?$/];
+/** Apps' API keys (CONTRACT §19): only in the create and rotate responses, REST or tRPC. */
+const APP_KEY = /fes_app_[A-Za-z0-9]{8}_[A-Za-z0-9]{43}/;
+const APP_KEY_ROUTES = [/^\/api-keys\/?$/, /^\/api-keys\/[^/]+\/rotate\/?$/, /^\/trpc\/apiKeys\.(create|rotate)$/];
 /** Outbound webhook signing secrets (CONTRACT §15): only in the create and rotate-secret responses. */
 const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/]{43}=/;
 const WEBHOOK_SECRET_ROUTES = [/^\/webhook-endpoints\/?$/, /^\/webhook-endpoints\/[^/]+\/rotate-secret\/?$/];
@@ -79,6 +83,9 @@ export function scanResponse(method: string, path: string, text: string, json?: 
   const pathname = path.split('?')[0];
   if (API_KEY.test(text) && !(method === 'POST' && API_KEY_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: an integration API key in the response of ${where}`);
+  }
+  if (APP_KEY.test(text) && !(method === 'POST' && APP_KEY_ROUTES.some((r) => r.test(pathname)))) {
+    throw new Error(`secret scan: an app's API key in the response of ${where}`);
   }
   if (WEBHOOK_SECRET.test(text) && !(method === 'POST' && WEBHOOK_SECRET_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: a webhook signing secret in the response of ${where}`);

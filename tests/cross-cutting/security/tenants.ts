@@ -5,6 +5,7 @@ import { WorkspaceMember } from '../../../server/db/models/index.js';
 import { runtime } from '../../../server/runtime.js';
 import type { Api, ApiResponse } from '../../support/http.js';
 import type { ForeignIds } from './probe-requests.js';
+import { buildTenantKeys, type TenantKeys } from './tenant-keys.js';
 
 /**
  * Two tenants. The VICTIM workspace holds one object of every kind, each named with a marker
@@ -31,6 +32,8 @@ export type Tenants = {
   attacker: { workspaceId: number; projectId: number; member: Caller; apiKey: string; integrationId: string };
   projectOnly: Caller;
   lacking: Map<Permission, Caller>;
+  /** the same callers as apps' API keys (CONTRACT §19) */
+  keys: TenantKeys;
   /** strings that appear only in the victim's data (names, contents, uuids, emails) */
   secrets: string[];
   /** of those, what the victim's project-only member may legitimately see (its workspace's and project's names) */
@@ -168,7 +171,17 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     'fx rate',
   );
 
+  const attackerMember = await caller(api);
+  const attackerWs = await buildWorkspace({ members: [attackerMember.id], name: 'Attacker workspace' });
+  const keys = await buildTenantKeys(
+    api,
+    { token: admin.token, workspaceId: ws.id, secondProjectId, marker },
+    { token: attackerMember.token, workspaceId: attackerWs.id },
+    opts.lackingCallers !== false,
+  );
+
   const ids: ForeignIds = {
+    apiKeyId: keys.victim.id,
     workspaceId: ws.id,
     projectId,
     entryId: entry.id,
@@ -194,8 +207,6 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     fxRateId: fxRate.id,
   };
 
-  const attackerMember = await caller(api);
-  const attackerWs = await buildWorkspace({ members: [attackerMember.id], name: 'Attacker workspace' });
   const attackerIntegration = ok(
     await api.post('/integrations', { workspaceId: attackerWs.id, name: 'Attacker integration' }, { token: attackerMember.token }),
     'attacker integration',
@@ -233,6 +244,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bank.statement.id,
     bank.match.id,
     rule.id,
+    keys.victim.id,
   ];
   return {
     victim: {
@@ -253,7 +265,8 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     },
     projectOnly,
     lacking,
-    secrets: [marker, visibleMarker, admin.email, webhookSecret, integration.apiKey, bank.accountNumber, ...uuids],
+    keys,
+    secrets: [marker, visibleMarker, admin.email, webhookSecret, integration.apiKey, keys.victim.apiKey, bank.accountNumber, ...uuids],
     visibleToProjectMember: [visibleMarker],
   };
 }

@@ -1,0 +1,86 @@
+import { QueryTypes } from 'sequelize';
+import { db } from '../../../db/database.js';
+import { clock } from '../../../lib/clock.js';
+import { AppError, unauthorized } from '../../../lib/errors.js';
+import type { Actor } from '../../../lib/scope.js';
+import { runtime } from '../../../runtime.js';
+import { hashAppKey, looksLikeAppKey } from './key-format.js';
+
+type KeyRow = {
+  id: string;
+  workspace_id: number;
+  name: string;
+  permissions: string[];
+  project_ids: number[];
+  created_by: string | null;
+  creator_email: string | null;
+  creator_name: string | null;
+};
+
+const INVALID = 'Invalid, expired or revoked API key';
+const WINDOW_MS = 60_000;
+
+/**
+ * The live key whose secret (or, during a rotation's grace, previous secret) this is, or 401.
+ * Looked up by SHA-256, so the index search depends on the digest, not on how much of a guess was right.
+ */
+async function findLiveKey(secret: string): Promise<KeyRow> {
+  if (!looksLikeAppKey(secret)) throw unauthorized(INVALID);
+  const rows = await db().query<KeyRow>(
+    `SELECT k.id, k.workspace_id, k.name, k.permissions, k.project_ids, k.created_by, u.email AS creator_email, u.name AS creator_name
+       FROM api_keys k LEFT JOIN users u ON u.id = k.created_by
+      WHERE (k.key_hash = $1 OR (k.previous_key_hash = $1 AND k.previous_key_until > $2))
+        AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > $2)`,
+    { bind: [hashAppKey(secret), clock.now()], type: QueryTypes.SELECT },
+  );
+  const row = rows[0];
+  if (!row || !row.created_by) throw unauthorized(INVALID);
+  return row;
+}
+
+/**
+ * Counts the request in the key's one-minute window, held in PostgreSQL so every instance shares
+ * it (CONTRACT §19, API_KEY_RATE_PER_MINUTE): 429 with Retry-After beyond. The same statement keeps
+ * `lastUsedAt` to the minute (written at most once a minute) and drops the key's older windows.
+ */
+async function takeSlot(keyId: string): Promise<void> {
+  const limit = runtime().config.API_KEY_RATE_PER_MINUTE;
+  const now = clock.now().getTime();
+  const windowStart = new Date(Math.floor(now / WINDOW_MS) * WINDOW_MS);
+  const [row] = await db().query<{ request_count: number }>(
+    `WITH expired AS (DELETE FROM api_key_rate_windows WHERE api_key_id = $1 AND window_start < $2),
+          used AS (UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2))
+     INSERT INTO api_key_rate_windows (api_key_id, window_start, request_count) VALUES ($1, $2, 1)
+     ON CONFLICT (api_key_id, window_start) DO UPDATE SET request_count = api_key_rate_windows.request_count + 1
+     RETURNING request_count`,
+    { bind: [keyId, windowStart], type: QueryTypes.SELECT },
+  );
+  if (row.request_count > limit) {
+    const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
+    throw new AppError('TOO_MANY_REQUESTS', `Rate limit of ${limit} requests per minute for this API key exceeded`, {
+      headers: { 'Retry-After': String(retryAfter) },
+    });
+  }
+}
+
+/**
+ * An app key (`Authorization: Bearer fes_app_…`) → the actor it is: its permissions, and the scope
+ * of a workspace member (no projectIds) or of a member of those projects only (CONTRACT §19, §4).
+ * Read live on every request, like a session: a revoked key is refused at once everywhere.
+ */
+export async function authenticateAppKey(secret: string): Promise<Actor> {
+  const key = await findLiveKey(secret);
+  await takeSlot(key.id);
+  const projects = key.project_ids.map(Number);
+  return {
+    kind: 'API_KEY',
+    apiKeyId: key.id,
+    userId: key.created_by!,
+    sessionId: '',
+    email: key.creator_email ?? '',
+    name: key.creator_name ?? key.name,
+    permissions: new Set(key.permissions),
+    workspaceIds: new Set(projects.length ? [] : [key.workspace_id]),
+    projectWorkspace: new Map(projects.map((p) => [p, key.workspace_id])),
+  };
+}
