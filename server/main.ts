@@ -81,7 +81,8 @@ async function main(): Promise<void> {
   const base = `http://localhost:${port}`;
   logger.info({ url: base }, 'listening');
   const lines = bannerLines({ base, embeddedDataDir: embedded ? config.DATA_DIR : undefined, admin });
-  if (demoApiKey) lines.splice(lines.length - 1, 0, `  Demo API key: ${demoApiKey}   (an app's key for the demo workspace; shown only once)`);
+  if (demoApiKey)
+    lines.splice(lines.length - 1, 0, `  Demo API key: ${demoApiKey}   (an app's key for the demo workspace; shown only once)`);
   writeBanner(lines);
 
   let stopping = false;
