@@ -48,9 +48,12 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
 export type MultiHostConfig = pg.ClientConfig & { hosts?: HostPort[]; readWrite?: boolean };
 
 /** The pg config of a DATABASE_URL (one or several hosts), for PrimaryClient or a pg.Pool of them. */
-export function pgConnectionOf(
-  url: string,
-): { connectionString: string; hosts?: HostPort[]; readWrite?: boolean; Client: typeof PrimaryClient } {
+export function pgConnectionOf(url: string): {
+  connectionString: string;
+  hosts?: HostPort[];
+  readWrite?: boolean;
+  Client: typeof PrimaryClient;
+} {
   const target = parseDatabaseUrl(url);
   return { connectionString: target.url, ...multiHostPart(target), Client: PrimaryClient };
 }
@@ -79,8 +82,12 @@ type Params = { user?: string; password?: unknown; database?: string; ssl?: unkn
 
 /** Whether `h` answers (and, when `readWrite`, takes writes): a short connection of its own. */
 async function probe(h: HostPort, params: Params, readWrite: boolean): Promise<boolean> {
+  // (ConnectionParameters keeps the password non-enumerable: name each field)
   const client = new pg.Client({
-    ...(params as pg.ClientConfig),
+    user: params.user,
+    password: params.password as pg.ClientConfig['password'],
+    database: params.database,
+    ssl: params.ssl as pg.ClientConfig['ssl'],
     host: h.host,
     port: h.port,
     connectionTimeoutMillis: PROBE_TIMEOUT_MS,
@@ -122,10 +129,11 @@ export class PrimaryClient extends pg.Client {
   private readonly readWrite: boolean;
 
   constructor(config: MultiHostConfig = {}) {
-    const { hosts, readWrite, ...rest } = config;
-    super(rest);
-    this.hosts = hosts && hosts.length > 0 ? hosts : undefined;
-    this.readWrite = readWrite ?? false;
+    // the whole config (pg ignores `hosts`): pg-pool hands it over with a non-enumerable password,
+    // which a copy by spread or rest would drop
+    super(config);
+    this.hosts = config.hosts && config.hosts.length > 0 ? config.hosts : undefined;
+    this.readWrite = config.readWrite ?? false;
   }
 
   override connect(): Promise<pg.Client>;
