@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { closeDatabase, connectDatabase } from '../../../server/db/database.js';
+import { closeDatabase, connectDatabase, db, transaction } from '../../../server/db/database.js';
+import { markWorkCommitted } from '../../../server/http/idempotency-store.js';
 import { freePort } from '../../../server/db/embedded.js';
 import { NoPrimaryError, parseDatabaseUrl, PrimaryClient } from '../../../server/db/hosts.js';
 import { isDatabaseUnavailable } from '../../../server/db/unavailable.js';
@@ -126,5 +128,36 @@ describe('while no host takes writes (CONTRACT §22)', () => {
     const again = await send();
     expect(again.headers.get('idempotency-replayed')).toBe('true');
     expect(again.text).toBe(first.text);
+  });
+});
+
+describe('a key whose first run lost its lock with the old primary (CONTRACT §22)', () => {
+  it('marks its work once: a second run of the same key rolls its work back with 409 instead of writing twice', async () => {
+    const caller = `user:${randomUUID()}`;
+    const key = `after-failover-${randomUUID()}`;
+    await db().query(
+      `INSERT INTO idempotency_keys (caller, key, method, path, request_hash, state, created_at)
+       VALUES (:caller, :key, 'POST', '/entries', 'h', 'RUNNING', now())`,
+      { replacements: { caller, key } },
+    );
+    const mark = markWorkCommitted(caller, key);
+    const writes: string[] = [];
+    const run = (name: string) =>
+      transaction(async (tx) => {
+        await mark(tx);
+        writes.push(name);
+      });
+    // the second run waits on the first's row until it commits, then finds the work marked
+    const first = transaction(async (tx) => {
+      await mark(tx);
+      writes.push('first');
+      await new Promise((r) => setTimeout(r, 300));
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const second = run('second');
+    await first;
+    await expect(second).rejects.toThrow(/did its work/);
+    await expect(run('third')).rejects.toThrow(/did its work/);
+    expect(writes).toEqual(['first']);
   });
 });
