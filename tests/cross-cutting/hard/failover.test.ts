@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from './support/cleanup.js';
+import { onCleanup, waitFor } from './support/cleanup.js';
 import { startInstances, Tally, type Instance } from './support/cluster.js';
 import { ensureHaproxy, startHaproxy, type Haproxy } from './support/haproxy.js';
 import { ensurePatroni, startPatroniCluster, type PatroniCluster, type PatroniNode } from './support/patroni.js';
 import { seededRng } from './support/rng.js';
+import { DISPATCH_QUEUE } from '../../../server/domains/accounting/sync/scheduled-pulls.js';
+import { startEmulatorServer, type EmulatorServer } from '../../emulators/http-server.js';
 import { ADMIN } from './support/server-process.js';
 
 /**
@@ -42,6 +44,10 @@ const figures: Record<string, unknown> = {};
 let cluster: PatroniCluster;
 let instances: Instance[];
 let proxy: Haproxy;
+/** the webhook endpoint's receiver (entry.created events) */
+let receiver: EmulatorServer;
+/** when the last promotion happened (background work must run again after it) */
+let lastPromotedAt = 0;
 let w: { token: string; workspaceId: number; projectId: number; partyIds: number[]; accountId: string; originals: number[] };
 /** bank lines not yet used by a match op: [id, amountCents (negative)] */
 let freeLines: [number, number][] = [];
@@ -219,6 +225,7 @@ async function buildWorld(base: string): Promise<typeof w> {
     body: form,
   });
   if (imported.status !== 200) throw new Error(`statement import: ${imported.status} ${await imported.text()}`);
+  await call('POST', '/webhook-endpoints', { workspaceId: ws.id, url: `${receiver.baseUrl}/hooks`, eventTypes: ['entry.created'] }, token);
   w = { token, workspaceId: ws.id, projectId: project.id, partyIds, accountId: account.id, originals: [] };
   for (let i = 0; i < ORIGINALS; i++) {
     w.originals.push((await call('POST', '/entries', entryBody(`fo-original-${i}-${randomUUID()}`, ORIGINAL_CENTS, 'INCOME'), token)).id);
@@ -233,7 +240,15 @@ beforeAll(async () => {
   cluster = await startPatroniCluster(2);
   step('cluster healthy; starting two instances');
   figures.clusterUpMs = Date.now() - started;
-  instances = await startInstances(cluster.databaseUrl, 2, tally, { LOG_LEVEL: 'warn' });
+  receiver = await startEmulatorServer(() => ({ status: 200, body: { ok: true } }));
+  onCleanup('webhook receiver', () => receiver.close());
+  // deliveries to a loopback receiver, a short lease and quick retries: what failed in the outage comes again soon
+  instances = await startInstances(cluster.databaseUrl, 2, tally, {
+    LOG_LEVEL: 'warn',
+    WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true',
+    WEBHOOK_TIMEOUT_MS: '3000',
+    WEBHOOK_RETRY_SCHEDULE: '1,1,2,2,5,5,10,10',
+  });
   proxy = await startHaproxy(
     binary,
     instances.map((i) => ({ name: i.name, port: i.port })),
@@ -322,6 +337,7 @@ describe('failover of the primary under write load (Patroni, synchronous replica
           100,
         );
         promotedAt = Date.now();
+        lastPromotedAt = promotedAt;
         step(`round ${round}: ${newLeader.name} promoted ${promotedAt - killedAt} ms after the kill`);
         await Promise.all(instances.map(async (i) => (servedAt[i.name] = await servesWrites(i, round))));
         await waitFor(
@@ -452,6 +468,45 @@ describe('failover of the primary under write load (Patroni, synchronous replica
       return found;
     });
 
+    // background work resumed: every acknowledged entry's entry.created reached the webhook receiver
+    // (at least once: a retry repeats its webhook-id), and pg-boss ran the scheduled-pull dispatcher
+    // (a cron job each minute) after the last promotion
+    const createdIds = new Set(
+      ops.filter((o) => (o.kind === 'create' || o.kind === 'matchEntry') && ok(o.final?.status)).map((o) => Number(o.final!.body.id)),
+    );
+    const delivered = () =>
+      new Set(receiver.requests.filter((r) => r.body?.type === 'entry.created').map((r) => Number(r.body.data.object.id)));
+    const webhooksStarted = Date.now();
+    await waitFor(
+      'entry.created delivered for every acknowledged entry',
+      () => ([...createdIds].every((id) => delivered().has(id)) ? true : undefined),
+      60_000,
+      250,
+    ).catch(() => undefined);
+    const missingDeliveries = [...createdIds].filter((id) => !delivered().has(id));
+    const ids = receiver.requests.map((r) => String(r.headers['webhook-id']));
+    const dispatchedAfter = await waitFor(
+      'a pg-boss dispatcher run after the last promotion',
+      () =>
+        withDb(url, async (c) => {
+          const { rows } = await c.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed' AND started_on > $2`,
+            [DISPATCH_QUEUE, new Date(lastPromotedAt)],
+          );
+          return rows[0]!.n > 0 ? rows[0]!.n : undefined;
+        }),
+      100_000,
+      1_000,
+    ).catch(() => 0);
+    figures.background = {
+      webhookDeliveries: receiver.requests.length,
+      distinctWebhookIds: new Set(ids).size,
+      acknowledgedEntries: createdIds.size,
+      missingDeliveries: missingDeliveries.length,
+      webhooksCaughtUpMs: Date.now() - webhooksStarted,
+      dispatcherRunsAfterLastPromotion: dispatchedAfter,
+    };
+
     figures.result = {
       ops: ops.length,
       acknowledged: ops.filter((o) => ok(o.final?.status)).length,
@@ -466,6 +521,8 @@ describe('failover of the primary under write load (Patroni, synchronous replica
       problems: problems.slice(0, 20),
     };
     expect(problems, problems.slice(0, 20).join('\n')).toEqual([]);
+    expect(missingDeliveries, 'acknowledged entries whose entry.created never arrived').toEqual([]);
+    expect(dispatchedAfter, 'pg-boss dispatcher runs after the last promotion').toBeGreaterThan(0);
     expect(fiveHundreds.map((o) => `${o.kind} ${o.key}: ${JSON.stringify(o.attempts)}`)).toEqual([]);
     expect(hangs.map((o) => o.key)).toEqual([]);
     expect(instance503.filter((a) => !a.retryAfter || a.code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
