@@ -13,7 +13,7 @@ import { ADMIN } from './support/server-process.js';
 
 /**
  * Automatic failover, nothing acknowledged lost (issue 32, CONTRACT §22): a Patroni cluster (etcd,
- * a primary and a synchronous standby, Debian's PostgreSQL 15) on loopback; two real service
+ * a primary and a synchronous standby, Debian's PostgreSQL) on loopback; two real service
  * instances whose DATABASE_URL names both nodes with `target_session_attrs=read-write`; HAProxy in
  * front of the instances. A write load of entry creates, refunds and bank matches, each with an
  * Idempotency-Key, retried by the client as the SDK's callers do (a network error or a 502/503/504:

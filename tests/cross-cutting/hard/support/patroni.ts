@@ -10,13 +10,25 @@ import { isAlive, onCleanup, waitFor } from './cleanup.js';
 
 const run = promisify(execFile);
 
-/** Debian's packages of the failover suite (DESIGN §9): the HA manager, its store, PostgreSQL 15. */
-const PACKAGES = ['patroni', 'etcd-server', 'postgresql-15'];
-const PG_BIN = '/usr/lib/postgresql/15/bin';
-const have = () => existsSync('/usr/bin/patroni') && existsSync('/usr/bin/etcd') && existsSync(path.join(PG_BIN, 'postgres'));
+/**
+ * Debian's packages of the failover suite (DESIGN §9): the HA manager, its store, and the
+ * distribution's PostgreSQL (`postgresql`: 15 on Debian 12) for the nodes.
+ */
+const PACKAGES = ['patroni', 'etcd-server', 'postgresql'];
+const PG_ROOT = '/usr/lib/postgresql';
+
+/** The bin directory of the newest PostgreSQL installed the Debian way (/usr/lib/postgresql/<major>/bin), if any. */
+function pgBin(): string | undefined {
+  if (!existsSync(PG_ROOT)) return undefined;
+  const majors = readdirSync(PG_ROOT)
+    .filter((d) => /^\d+$/.test(d) && existsSync(path.join(PG_ROOT, d, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
+  return majors[0] ? path.join(PG_ROOT, majors[0], 'bin') : undefined;
+}
+const have = () => existsSync('/usr/bin/patroni') && existsSync('/usr/bin/etcd') && pgBin() !== undefined;
 
 /**
- * Patroni, etcd and PostgreSQL 15 from Debian, installed with apt-get when missing (as root, or
+ * Patroni, etcd and PostgreSQL from Debian, installed with apt-get when missing (as root, or
  * through passwordless sudo), as support/haproxy.ts installs HAProxy. Throws when they cannot be
  * had: a failover suite without its HA manager proves nothing.
  */
@@ -47,7 +59,7 @@ export async function ensurePatroni(): Promise<void> {
   } catch (err) {
     throw new Error(`apt-get install ${PACKAGES.join(' ')} failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
   }
-  if (!have()) throw new Error(`apt-get installed ${PACKAGES.join(' ')}, but patroni, etcd or ${PG_BIN}/postgres is missing`);
+  if (!have()) throw new Error(`apt-get installed ${PACKAGES.join(' ')}, but patroni, etcd or ${PG_ROOT}/<major>/bin/postgres is missing`);
 }
 
 export type PatroniNode = { name: string; pgPort: number; restPort: number; dataDir: string };
@@ -71,15 +83,18 @@ export type PatroniCluster = {
 type Proc = { child: ChildProcess; label: string };
 
 /**
- * A Patroni cluster on loopback (issue 32): one etcd (the DCS), and `size` PostgreSQL 15 nodes each
- * run by its own Patroni, in synchronous mode (`synchronous_mode: true`: a commit returns once the
- * synchronous standby has it on disk, and only that standby may be promoted), failing over at once
+ * A Patroni cluster on loopback (issue 32): one etcd (the DCS), and `size` PostgreSQL nodes
+ * (Debian's, 15 on Debian 12) each run by its own Patroni, in synchronous mode
+ * (`synchronous_mode: true`: a commit returns once the synchronous standby has it on disk, and
+ * only that standby may be promoted), failing over at once
  * when the primary's postmaster dies (`primary_start_timeout: 0`), checking every second
  * (`loop_wait: 1`), an old primary rejoining as a standby through pg_rewind. The service's role
  * `fes` owns database `finance`. Run as user postgres when we are root (PostgreSQL refuses root).
  * Every process is killed and every directory removed when the test file ends, even on failure.
  */
 export async function startPatroniCluster(size = 2): Promise<PatroniCluster> {
+  const binDir = pgBin();
+  if (!binDir) throw new Error(`no PostgreSQL under ${PG_ROOT} (ensurePatroni installs it)`);
   const root = mkdtempSync(path.join(os.tmpdir(), 'fes-patroni-'));
   const asRoot = process.getuid?.() === 0;
   let ids: { uid: number; gid: number } | undefined;
@@ -194,7 +209,7 @@ export async function startPatroniCluster(size = 2): Promise<PatroniCluster> {
       `  listen: '127.0.0.1:${n.pgPort}'`,
       `  connect_address: '127.0.0.1:${n.pgPort}'`,
       `  data_dir: ${n.dataDir}`,
-      `  bin_dir: ${PG_BIN}`,
+      `  bin_dir: ${binDir}`,
       `  pgpass: ${path.join(root, `pgpass-${n.name}`)}`,
       '  authentication:',
       `    superuser: {username: postgres, password: '${superPassword}'}`,
