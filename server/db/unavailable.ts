@@ -38,7 +38,8 @@ const UNAVAILABLE_CODES = new Set([
 ]);
 
 /** pg's own errors for a connection that is gone (they carry no code). */
-const LOST_CONNECTION = /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout expired|Connection timed out|timeout exceeded when trying to connect)/;
+const LOST_CONNECTION =
+  /^(Connection terminated|Client has encountered a connection error|Client was closed and is not queryable|timeout expired|Connection timed out|timeout exceeded when trying to connect)/;
 
 /** The seconds a client is told to wait before it tries again while the database fails over. */
 export const FAILOVER_RETRY_AFTER_SECONDS = 2;
