@@ -18,9 +18,14 @@ import { routeTemplateOf } from './http/route-templates.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
 import { INGEST_PATH } from './domains/integrations/ingest.http.js';
 import { jsonBodiesOnly } from './http/media-type.js';
+import { QueryTypes } from 'sequelize';
 import { db } from './db/database.js';
+import { FAILOVER_RETRY_AFTER_SECONDS } from './db/unavailable.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
+
+/** How long GET /readyz waits for the database before it answers 503. */
+const READYZ_TIMEOUT_MS = 3_000;
 
 /** Builds the whole HTTP surface without listening, so tests can mount it. */
 export function createApp(): Express {
@@ -38,15 +43,19 @@ export function createApp(): Express {
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  // ready = the database takes writes (a primary, CONTRACT §22) and is migrated; bounded, never a hang
   app.get('/readyz', async (_req, res) => {
-    try {
-      await db().query('SELECT 1');
-      const pending = await pendingMigrations(db());
-      if (pending.length > 0) return res.status(503).json({ status: 'migrations pending' });
-      res.json({ status: 'ok' });
-    } catch {
-      res.status(503).json({ status: 'database unavailable' });
-    }
+    const check = async () => {
+      const [row] = await db().query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby', { type: QueryTypes.SELECT });
+      if (row?.standby) return 'database read-only';
+      return (await pendingMigrations(db())).length > 0 ? 'migrations pending' : 'ok';
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('database unavailable'), READYZ_TIMEOUT_MS)));
+    const status = await Promise.race([check(), timeout]).catch(() => 'database unavailable');
+    clearTimeout(timer);
+    if (status !== 'ok') res.setHeader('Retry-After', String(FAILOVER_RETRY_AFTER_SECONDS));
+    res.status(status === 'ok' ? 200 : 503).json({ status });
   });
   const openapi = JSON.stringify(buildOpenApiDocument(), null, 2) + '\n';
   app.get('/openapi.json', (_req, res) => {

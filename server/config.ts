@@ -1,4 +1,14 @@
 import { z } from 'zod/v4';
+import { parseDatabaseUrl } from './db/hosts.js';
+
+const isDatabaseUrl = (v: string) => {
+  try {
+    parseDatabaseUrl(v);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 const bool = z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1');
 const int = (def: number) => z.coerce.number().int().positive().default(def);
@@ -7,7 +17,8 @@ const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().url().optional(),
+  // one host, or several (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`, CONTRACT §22)
+  DATABASE_URL: z.string().refine(isDatabaseUrl, 'must be a postgres:// URL, with one host or several (h1:5432,h2:5432)').optional(),
   DATA_DIR: z.string().default('./.data'),
   EMBEDDED_PG_PORT: z.coerce.number().int().min(1024).max(65535).default(54329),
   JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { runtime } from '../runtime.js';
-import { onDatabaseClose, pgClientConfig } from './database.js';
+import { onDatabaseClose, pgClientConfig, PrimaryClient } from './database.js';
 
 /** The channels database triggers announce changes on (migrations 0008, 0010 and 0016). */
 export type ChangeChannel = 'auth_changed' | 'entries_changed' | 'rules_changed';
@@ -180,7 +180,7 @@ export class ChangeListener {
   }
 
   private async listen(): Promise<void> {
-    const client = new pg.Client({ ...pgClientConfig(), application_name: STARTING_APPLICATION_NAME });
+    const client = new PrimaryClient({ ...pgClientConfig(), application_name: STARTING_APPLICATION_NAME });
     this.client = client;
     const unregister = onDatabaseClose(() => this.stop());
     client.on('notification', (msg) => this.deliver(msg.channel, msg.payload ?? ''));

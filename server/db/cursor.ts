@@ -1,6 +1,5 @@
-import pg from 'pg';
 import Cursor from 'pg-cursor';
-import { pgClientConfig } from './database.js';
+import { pgClientConfig, PrimaryClient } from './database.js';
 
 /**
  * Rows of a query, a batch at a time (`rowMode: 'array'` gives each row as an array of its
@@ -15,7 +14,7 @@ export async function* cursorBatches<T>(
   opts: { batchSize?: number; rowMode?: 'array' } = {},
 ): AsyncGenerator<T[]> {
   const batchSize = opts.batchSize ?? 2000;
-  const client = new pg.Client(pgClientConfig());
+  const client = new PrimaryClient(pgClientConfig());
   await client.connect();
   try {
     const cursor = client.query(new Cursor<T>(sql, params, { rowMode: opts.rowMode }));

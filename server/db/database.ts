@@ -4,19 +4,33 @@ import type { Transaction } from 'sequelize';
 import { installTypeParsers } from './pg-types.js';
 import { allModels } from './models/index.js';
 import { AppError } from '../lib/errors.js';
+import { multiHostPart, parseDatabaseUrl, pgModuleFor, PrimaryClient, type DatabaseTarget, type MultiHostConfig } from './hosts.js';
 
 let instance: Sequelize | undefined;
+const targets = new WeakMap<Sequelize, DatabaseTarget>();
 
+/** How long opening a connection may take before it fails (a 503 at the edge, not a hang). */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The pool of `url`, which may name several hosts (CONTRACT §22, server/db/hosts.ts): every new
+ * connection goes to the host that takes writes, so after a failover the pool, having dropped the
+ * connections that broke, refills from the new primary with no restart.
+ */
 export function connectDatabase(url: string, opts: { poolMax?: number } = {}): Sequelize {
   installTypeParsers();
-  instance = new Sequelize(url, {
+  const target = parseDatabaseUrl(url);
+  instance = new Sequelize(target.url, {
     dialect: 'postgres',
+    dialectModule: pgModuleFor(target),
+    dialectOptions: { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, keepAlive: true },
     logging: false,
     models: allModels,
     pool: { max: opts.poolMax ?? 10, min: 0, idle: 10_000, acquire: 30_000 },
     define: { underscored: true },
   });
   instance.addHook('beforeQuery', rollBackWritesOutsideTransactions);
+  targets.set(instance, target);
   return instance;
 }
 
@@ -25,17 +39,32 @@ export function db(): Sequelize {
   return instance;
 }
 
-/** Connection settings of the current database, for clients that must not come from the pool. */
-export function pgClientConfig(): import('pg').ClientConfig {
+/** Connection settings of the current database, for clients that must not come from the pool (open them with PrimaryClient). */
+export function pgClientConfig(): MultiHostConfig {
   return clientConfigOf(db());
 }
 
-/** Host, credentials and TLS (`sslmode` of DATABASE_URL) of a Sequelize instance, for a pg.Client of its own. */
-export function clientConfigOf(sequelize: Sequelize): import('pg').ClientConfig {
+/**
+ * Host, credentials and TLS (`sslmode` of DATABASE_URL) of a Sequelize instance, for a PrimaryClient
+ * of its own (with the URL's other hosts, when it names several, so it too finds the primary).
+ */
+export function clientConfigOf(sequelize: Sequelize): MultiHostConfig {
   const c = sequelize.config;
   const ssl = (c.dialectOptions as { ssl?: import('pg').ClientConfig['ssl'] } | undefined)?.ssl;
-  return { host: c.host, port: Number(c.port), user: c.username, password: c.password ?? undefined, database: c.database, ssl };
+  const target = targets.get(sequelize);
+  return {
+    host: c.host,
+    port: Number(c.port),
+    user: c.username,
+    password: c.password ?? undefined,
+    database: c.database,
+    ssl,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(target ? multiHostPart(target) : {}),
+  };
 }
+
+export { PrimaryClient };
 
 const closeHooks = new Set<() => Promise<void>>();
 

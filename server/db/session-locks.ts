@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { AppError } from '../lib/errors.js';
-import { onDatabaseClose, pgClientConfig } from './database.js';
+import { onDatabaseClose, pgClientConfig, PrimaryClient } from './database.js';
 
 let pool: pg.Pool | undefined;
 
@@ -10,7 +10,13 @@ const MAX_HELD = 20;
 
 function lockPool(): pg.Pool {
   if (pool) return pool;
-  const created = new pg.Pool({ ...pgClientConfig(), max: MAX_HELD, idleTimeoutMillis: 10_000, connectionTimeoutMillis: 10_000 });
+  const created = new pg.Pool({
+    ...pgClientConfig(),
+    Client: PrimaryClient as unknown as new () => pg.ClientBase,
+    max: MAX_HELD,
+    idleTimeoutMillis: 10_000,
+    connectionTimeoutMillis: 10_000,
+  });
   // an idle client lost with the database is dropped; the next lock opens a new one
   created.on('error', () => undefined);
   pool = created;

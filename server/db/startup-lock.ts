@@ -1,4 +1,4 @@
-import pg from 'pg';
+import { PrimaryClient, type MultiHostConfig } from './hosts.js';
 
 /** A number is a bigint advisory key as such (kept where earlier releases used one); a name is hashed to one. */
 export type StartupLockKey = number | string;
@@ -14,8 +14,8 @@ const lockCall = (key: StartupLockKey): [string, unknown[]] =>
  * one database run their start-up DDL one at a time through it; the lock goes with the connection
  * if this process dies.
  */
-export async function withStartupLock<T>(connection: pg.ClientConfig, key: StartupLockKey, fn: () => Promise<T>): Promise<T> {
-  const lock = new pg.Client(connection);
+export async function withStartupLock<T>(connection: MultiHostConfig, key: StartupLockKey, fn: () => Promise<T>): Promise<T> {
+  const lock = new PrimaryClient(connection);
   await lock.connect();
   try {
     await lock.query(...lockCall(key));

@@ -3,6 +3,7 @@ import { db, transaction, type Transaction } from '../db/database.js';
 import { clock } from '../lib/clock.js';
 import { open, seal, type Keyring, type Sealed } from '../lib/crypto.js';
 import type { AccessCheck } from '../lib/access-record.js';
+import { AppError } from '../lib/errors.js';
 
 /** How long a key and its response are kept (CONTRACT §1). */
 export const KEEP_MS = 24 * 3_600_000;
@@ -73,12 +74,18 @@ export const deleteExpiredKey = (caller: string, key: string, createdAt: Date) =
     replacements: { caller, key, at: createdAt },
   });
 
-/** Inside the request's first transaction: its work and this mark commit together, or neither does. */
+/**
+ * Inside the request's first transaction: its work and this mark commit together, or neither does.
+ * Only one run of a key may mark it: a second run (a retry that found no live lock holder, e.g. after
+ * a failover took the first run's lock with the old primary, while the first still ran) waits on the
+ * row, finds it marked, and rolls its work back with a 409 (CONTRACT §22: a key never writes twice).
+ */
 export const markWorkCommitted = (caller: string, key: string) => async (tx: Transaction) => {
-  await db().query('UPDATE idempotency_keys SET work_committed = true WHERE caller = :caller AND key = :key', {
-    replacements: { caller, key },
-    transaction: tx,
-  });
+  const marked = await db().query(
+    'UPDATE idempotency_keys SET work_committed = true WHERE caller = :caller AND key = :key AND NOT work_committed RETURNING key',
+    { replacements: { caller, key }, transaction: tx, type: QueryTypes.SELECT },
+  );
+  if (marked.length === 0) throw new AppError('CONFLICT', 'A request with this Idempotency-Key did its work, but its response was lost');
 };
 
 /** A 5xx or 401 is not kept (the key may be retried), unless its work committed: running it again would repeat that work. */

@@ -2,6 +2,7 @@ import { TRPCError } from '@trpc/server';
 import type { z } from 'zod/v4';
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../shared/contracts/common.js';
 import { ERROR_TABLE, errorCodeOfTrpc, type ErrorCode } from './error-table.js';
+import { FAILOVER_RETRY_AFTER_SECONDS, isDatabaseUnavailable } from '../db/unavailable.js';
 
 export { HTTP_STATUS, type ErrorCode } from './error-table.js';
 
@@ -94,7 +95,7 @@ function presentUnbounded(err: unknown): Presented {
 
 function presentAppError(err: AppError): Presented {
   const code = errorCodeOfTrpc(err.code)!;
-  return { status: ERROR_TABLE[code].status, body: { message: err.message, code } };
+  return { status: ERROR_TABLE[code].status, body: { message: err.message, code }, headers: err.headers };
 }
 
 function internal(): Presented {
@@ -117,6 +118,12 @@ export function knownError(err: unknown): AppError | undefined {
   const parent = (cause as { parent?: unknown } | undefined)?.parent;
   // raised while reading the rows (server/db/pg-types.ts) and wrapped by Sequelize
   if (parent instanceof AppError) return parent;
+  // no primary right now (CONTRACT §22: failing over, or reached a read-only standby): come back shortly
+  if (isDatabaseUnavailable(cause)) {
+    return new AppError('SERVICE_UNAVAILABLE', 'The database is unavailable (failing over); retry shortly', {
+      headers: { 'Retry-After': String(FAILOVER_RETRY_AFTER_SECONDS) },
+    });
+  }
   const pgCode = postgresErrorOf(cause)?.code;
   if (pgCode === '23P01') return conflict('Conflicts with an existing record');
   // the ledger's money invariant, checked by PostgreSQL at commit (migration 0012)

@@ -53,7 +53,13 @@ export async function runConfirmedOnce(
       const result = await recordingAccess(checks, () => withFirstTransactionHook(markWorkCommitted(caller, key), work));
       const status = statusOf(result);
       if (status >= 500 || status === 401) await forgetUnlessCommitted(caller, key);
-      else await storeResponse(caller, key, { status, type: 'application/json', body: JSON.stringify(sent(result)), accessChecks: [...checks.values()] });
+      else
+        await storeResponse(caller, key, {
+          status,
+          type: 'application/json',
+          body: JSON.stringify(sent(result)),
+          accessChecks: [...checks.values()],
+        });
       return sent(result);
     }
     throw conflict('This confirmation is still running');

@@ -22,7 +22,10 @@ const normalizeErrors = t.middleware(async ({ ctx, next, path }) => {
   if (err.cause?.name === 'ZodError') return result;
   if (!err.cause && err.code !== 'INTERNAL_SERVER_ERROR') return result; // tRPC's own refusals
   const known = knownError(err.cause ?? err); // the status of a REST answer follows the error's code
-  if (known) return { ...result, error: known };
+  if (known) {
+    for (const [name, value] of Object.entries(known.headers ?? {})) ctx.res.setHeader(name, value);
+    return { ...result, error: known };
+  }
   runtime().logger.error({ err: err.cause ?? err, requestId: ctx.requestId, path }, 'unhandled error');
   return { ...result, error: new TRPCError({ code: 'INTERNAL_SERVER_ERROR', message: 'Internal server error' }) };
 });

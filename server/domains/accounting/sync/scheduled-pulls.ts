@@ -3,6 +3,7 @@ import PgBoss from 'pg-boss';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../db/database.js';
 import { withStartupLock } from '../../../db/startup-lock.js';
+import { pgConnectionOf } from '../../../db/hosts.js';
 import { clock } from '../../../lib/clock.js';
 import { runtime } from '../../../runtime.js';
 import { pullConnection } from './pull.js';
@@ -102,12 +103,14 @@ export async function startSyncScheduler(
   opts: { pollingIntervalSeconds?: number; schema?: string } = {},
 ): Promise<SyncScheduler> {
   const schema = opts.schema ?? 'pgboss';
-  const boss = new PgBoss({ connectionString: databaseUrl, schema, max: 3, application_name: 'finance-entries-sync' });
+  // pgConnectionOf: DATABASE_URL may name several hosts; pg-boss's pool then reconnects to the primary
+  const connection = pgConnectionOf(databaseUrl);
+  const boss = new PgBoss({ ...connection, schema, max: 3, application_name: 'finance-entries-sync' });
   boss.on('error', (err) => runtime().logger.error({ err }, 'pg-boss error'));
   // pg-boss 10 creates queues (its own on start, then ours: each a row plus a partition attached to
   // its job table) without a lock: instances doing so at once on a fresh database deadlock, so
   // they take turns
-  await withStartupLock({ connectionString: databaseUrl }, `pg-boss in ${schema}`, async () => {
+  await withStartupLock(connection, `pg-boss in ${schema}`, async () => {
     await boss.start();
     await boss.createQueue(DISPATCH_QUEUE, { name: DISPATCH_QUEUE, policy: 'short', retryLimit: 0 });
     await boss.createQueue(PULL_QUEUE, { name: PULL_QUEUE, policy: 'stately', retryLimit: 0, expireInSeconds: 15 * 60 });
