@@ -21,6 +21,7 @@ import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
 import { m0021 } from './0021-tag-rank-plpgsql.js';
 import { m0022 } from './0022-deliveries-wake-in-process.js';
+import { m0040 } from './0040-document-extraction.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -46,6 +47,7 @@ export const migrations: Migration[] = [
   m0020,
   m0021,
   m0022,
+  m0040,
 ];
 
 const names = migrations.map((m) => m.name);

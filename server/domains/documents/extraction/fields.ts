@@ -20,9 +20,7 @@ export type ReadSource = 'EINVOICE' | 'PDF_TEXT' | 'OCR';
 
 /** The outcome of reading one file: DONE with its fields, NONE (nothing readable), or FAILED (a malformed file). */
 export type ReadOutcome =
-  | { status: 'DONE'; source: ReadSource; read: ReadFields }
-  | { status: 'NONE'; reason: string }
-  | { status: 'FAILED'; reason: string };
+  { status: 'DONE'; source: ReadSource; read: ReadFields } | { status: 'NONE'; reason: string } | { status: 'FAILED'; reason: string };
 
 export function emptyFields(): ReadFields {
   return {
