@@ -22,6 +22,6 @@ export function pdfWithAttachment(xml: Buffer, name: string, visible: string[]):
     doc.fontSize(18).text(visible[0] ?? 'Invoice');
     doc.fontSize(10);
     for (const line of visible.slice(1)) doc.text(line);
-    doc.file(xml, { name, type: 'text/xml', description: 'e-invoice', relationship: 'Alternative' } as PDFKit.Mixins.FileOptions);
+    doc.file(xml, { name, type: 'text/xml', description: 'e-invoice', relationship: 'Alternative' } as PDFKit.Mixins.PDFAttachmentOptions);
   });
 }

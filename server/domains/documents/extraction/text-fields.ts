@@ -70,8 +70,11 @@ function findNumber(lines: string[]): Found<string> {
 function findDate(lines: string[], label: RegExp, exclude: RegExp | null, monthFirst: boolean): Found<string> {
   for (let i = 0; i < lines.length; i++) {
     const m = label.exec(lines[i]);
-    if (!m || (exclude && exclude.test(lines[i]))) continue;
-    const after = lines[i].slice((m.index ?? 0) + m[0].length);
+    if (!m) continue;
+    // "Datum: … Zahlbar bis: …": the date between the label and the excluded label that follows it
+    const ex = exclude?.exec(lines[i]);
+    if (ex && ex.index <= m.index) continue;
+    const after = lines[i].slice(m.index + m[0].length, ex ? ex.index : undefined);
     const here = datesIn(after, monthFirst)[0];
     if (here) return { value: here.date, confidence: here.sure ? 0.9 : 0.6 };
     const below =

@@ -15,7 +15,7 @@ const DOLLAR_CODES = ['CAD', 'AUD', 'NZD', 'SGD', 'HKD', 'MXN', 'USD'];
 export type Amount = { minor: number; currency: string | null; currencyConfidence: number; decimals: number };
 
 const AMOUNT_RE =
-  /(?<![\w.,])(?:([A-Z]{3}|[€£¥₹₽₩₺$]|zł)\s?)?(-|−)?(\d{1,3}(?:[.,\s\u00a0\u202f'’]\d{3})+(?:[.,]\d{1,3})?|\d+(?:[.,]\d{1,3})?)(?:\s?([A-Z]{3}|[€£¥₹₽₩₺$]|zł))?(?![\w])/g;
+  /(?<![\w.,])(?:([A-Z]{3}|[€£¥₹₽₩₺$]|zł)\s?)?(-|−)?(\d{1,3}(?:[., \u00a0\u202f'’]\d{3})+(?:[.,]\d{1,3})?|\d+(?:[.,]\d{1,3})?)(?:\s?([A-Z]{3}|[€£¥₹₽₩₺$]|zł))?(?![\w])/g;
 
 /** A number as written ("1.234,56", "1,234.56", "1 234,56", "1234.5"): its digits and how many are decimals. */
 function parseNumber(raw: string): { digits: string; decimals: number } | null {
