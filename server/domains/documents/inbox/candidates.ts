@@ -18,7 +18,7 @@ const POOL = 60;
  */
 export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: Transaction, projectIds?: number[]): Promise<Candidate[]> {
   const issue = read.issueDate;
-  const reach = projectIds ? 'AND e.project_id = ANY (:projects)' : '';
+  const reach = projectIds ? 'AND e.project_id = ANY (ARRAY[:projects]::int[])' : '';
   const parts: string[] = [];
   if (read.totalCents !== null && read.totalCents > 0 && read.currency)
     parts.push(`(SELECT ${COLUMNS} WHERE e.workspace_id = :ws AND e.amount_cents = :total AND e.base_currency = :currency AND ${LIVE} ${reach}
@@ -27,8 +27,8 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
   const taxIds = [read.supplier.taxId, read.customer.taxId].filter((t): t is string => !!t);
   if (issue && (names.length || taxIds.length))
     parts.push(`(SELECT ${COLUMNS} WHERE e.workspace_id = :ws AND ${LIVE} ${reach}
-         AND (e.to_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (:names) OR tax_id = ANY (:taxIds))))
-           OR e.from_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (:names) OR tax_id = ANY (:taxIds)))))
+         AND (e.to_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[]))))
+           OR e.from_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[])))))
          AND e.entry_date BETWEEN CAST(:issue AS date) - 45 AND CAST(:issue AS date) + 45
        ORDER BY abs(e.entry_date - CAST(:issue AS date)), e.id DESC LIMIT ${POOL})`);
   if (read.documentNumber && read.documentNumber.length >= 3)
@@ -44,7 +44,7 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
       names: names.length ? names : [''],
       taxIds: taxIds.length ? taxIds : [''],
       numberLike: `%${(read.documentNumber ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
-      projects: projectIds ?? [],
+      projects: projectIds?.length ? projectIds : [0],
     },
     type: QueryTypes.SELECT,
     transaction: tx,
