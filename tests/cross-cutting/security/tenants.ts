@@ -168,6 +168,11 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     'fx rate',
   );
 
+  const inboxForm = new FormData();
+  inboxForm.append('workspaceId', String(ws.id));
+  inboxForm.append('file', new Blob([`${marker},receipt\n1,2\n`]), `${marker}.csv`);
+  const inboxDocument = ok(await api.request('POST', '/inbox/documents', { ...t, rawBody: inboxForm }), 'inbox document');
+
   const ids: ForeignIds = {
     workspaceId: ws.id,
     projectId,
@@ -192,6 +197,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bankMatchId: bank.match.id,
     ruleId: rule.id,
     fxRateId: fxRate.id,
+    inboxDocumentId: inboxDocument.id,
   };
 
   const attackerMember = await caller(api);
