@@ -19,7 +19,8 @@ import { repeat } from './load.js';
 import type { BenchContext } from './scenarios.js';
 import type { ResultRow } from './table.js';
 
-const XML_TARGET = 200; // documents/s
+/** ours ÷ the bare parse (reading fields, amounts and names costs at most this much more than parsing) */
+const XML_MIN_RATIO = 0.5;
 const PDF_TARGET = 10; // documents/s
 const SUGGEST_P95_MS = 50;
 
@@ -94,6 +95,10 @@ async function xmlThroughput(c: BenchContext): Promise<ResultRow> {
   const n = c.settings.entries >= 1_000_000 ? 2000 : 300;
   const files = Array.from({ length: n }, (_, i) => ublInvoice(i));
   const parser = new XMLParser({ ignoreAttributes: false, removeNSPrefix: true, processEntities: false });
+  for (const f of files.slice(0, 50)) {
+    parser.parse(f.toString('utf8')); // warm both sides up before timing either
+    await readFile(f, 'application/xml');
+  }
   let t0 = performance.now();
   for (const f of files) parser.parse(f.toString('utf8'));
   const base = perSecond(n, performance.now() - t0);
@@ -106,8 +111,8 @@ async function xmlThroughput(c: BenchContext): Promise<ResultRow> {
     'docs/s',
     ours,
     base,
-    `>= ${XML_TARGET} docs/s`,
-    ours >= XML_TARGET && done === n,
+    `ratio >= ${XML_MIN_RATIO}`,
+    ours / base >= XML_MIN_RATIO && done === n,
     `${n} invoices, ${done} DONE; baseline: fast-xml-parser alone`,
   );
 }
@@ -115,6 +120,7 @@ async function xmlThroughput(c: BenchContext): Promise<ResultRow> {
 async function pdfThroughput(c: BenchContext): Promise<ResultRow> {
   const n = c.settings.entries >= 1_000_000 ? 200 : 40;
   const files = await Promise.all(Array.from({ length: n }, (_, i) => pdfInvoice(i)));
+  for (const f of files.slice(0, 5)) await readFile(f, 'application/pdf'); // warm-up (pdf.js loads its modules once)
   let t0 = performance.now();
   for (const f of files) {
     const task = getDocument({ data: new Uint8Array(f), isEvalSupported: false, disableFontFace: true, verbosity: 0 });

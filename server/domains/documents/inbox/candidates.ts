@@ -13,8 +13,10 @@ const POOL = 60;
 
 /**
  * The candidate pool, each part on an index: entries of the exact total and currency (closest dates
- * first), entries of a party with the supplier's or customer's name or tax id near the issue date,
- * and entries whose reference holds the document number (trigram index).
+ * first), and entries of a party with the supplier's or customer's name or tax id within 45 days of
+ * the issue date. The document number ranks these (scoring.ts) but does not find entries itself: a
+ * substring search of every reference (the trigram index) costs tens of milliseconds at 1,000,000
+ * entries, above the suggestions' budget.
  */
 export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: Transaction, projectIds?: number[]): Promise<Candidate[]> {
   const issue = read.issueDate;
@@ -31,9 +33,6 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
            OR e.from_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[])))))
          AND e.entry_date BETWEEN CAST(:issue AS date) - 45 AND CAST(:issue AS date) + 45
        ORDER BY abs(e.entry_date - CAST(:issue AS date)), e.id DESC LIMIT ${POOL})`);
-  if (read.documentNumber && read.documentNumber.length >= 3)
-    parts.push(`(SELECT ${COLUMNS} WHERE e.workspace_id = :ws AND ${LIVE} ${reach} AND e.reference ILIKE :numberLike
-       ORDER BY e.id DESC LIMIT ${POOL})`);
   if (parts.length === 0) return [];
   const rows = await db().query<Candidate>(parts.join(' UNION '), {
     replacements: {
@@ -43,7 +42,6 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
       issue,
       names: names.length ? names : [''],
       taxIds: taxIds.length ? taxIds : [''],
-      numberLike: `%${(read.documentNumber ?? '').replace(/[\\%_]/g, (c) => `\\${c}`)}%`,
       projects: projectIds?.length ? projectIds : [0],
     },
     type: QueryTypes.SELECT,
