@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { ocrAvailable } from '../../server/domains/documents/extraction/ocr.js';
+import { processExtraction } from '../../server/domains/documents/extraction/extraction-jobs.js';
 import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { closePeriod, createEntry, entryWorld, makeParty, type EntryWorld } from '../support/entries.js';
@@ -428,5 +429,21 @@ describe('auto-attach', () => {
       ws: x.workspaceId,
     });
     expect(checked[0].n).toBe(3);
+  });
+
+  it('two invoices racing for one entry: one is attached, the other waits (the check runs under the entry lock)', async () => {
+    const x = await entryWorld(api);
+    const supplier = await makeParty(api, x.token, x.workspaceId, 'Hansen Bürobedarf GmbH');
+    const entry = await createEntry(x, { amountCents: 9100, entryDate: '2026-09-02', toPartyId: supplier });
+    const a = await inboxed(api, x.token, x.workspaceId, invoiceXml({ number: 'RACE-1', issueDate: '2026-09-01', totalCents: 9100 }));
+    const b = await inboxed(api, x.token, x.workspaceId, invoiceXml({ number: 'RACE-2', issueDate: '2026-09-01', totalCents: 9100 }));
+    await Promise.all([
+      processExtraction({ workspaceId: x.workspaceId, sha256: a.sha256 }),
+      processExtraction({ workspaceId: x.workspaceId, sha256: b.sha256 }),
+    ]);
+    const states = await Promise.all([a, b].map(async (d) => (await api.get(`/inbox/documents/${d.id}`, { token: x.token })).body));
+    expect(states.map((d) => d.status).sort()).toEqual(['ATTACHED', 'UNATTACHED']);
+    expect(states.find((d) => d.status === 'ATTACHED').entryId).toBe(entry.id);
+    expect((await api.get(`/entries/${entry.id}/documents`, { token: x.token })).body).toHaveLength(1);
   });
 });

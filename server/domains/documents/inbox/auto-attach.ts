@@ -38,12 +38,16 @@ async function soleMatch(tx: Transaction, workspaceId: number, read: ReadFields,
       (numberFit(read, c) || partyFit(read, c) === 1),
   );
   const ids = [...new Set(matches.map((c) => Number(c.id)))];
-  if (ids.length !== 1) return null;
+  return ids.length === 1 && !(await hasDocumentOfType(tx, ids[0], type)) ? ids[0] : null;
+}
+
+/** Whether the entry has a document of `type` with a file (a REQUESTED placeholder is a request, not a document). */
+async function hasDocumentOfType(tx: Transaction, entryId: number, type: string): Promise<boolean> {
   const [documented] = await db().query<{ n: number }>(
     `SELECT count(*)::int AS n FROM entry_documents WHERE entry_id = :id AND document_type = :type AND status <> 'REQUESTED'`,
-    { replacements: { id: ids[0], type }, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { id: entryId, type }, type: QueryTypes.SELECT, transaction: tx },
   );
-  return documented.n === 0 ? ids[0] : null;
+  return documented.n > 0;
 }
 
 /** Tries auto-attach on one inbox document (its own transaction); marks it looked at either way. */
@@ -60,6 +64,8 @@ export async function autoAttach(inboxId: string): Promise<boolean> {
     const entryId = await soleMatch(tx, doc.workspace_id, read, type);
     if (entryId === null) return false;
     const entry = await lockEntry(null, entryId, tx);
+    // under the entry's lock: another document attached meanwhile (two invoices racing for one entry) makes it documented
+    if (await hasDocumentOfType(tx, entryId, type)) return false;
     if (entry.entry_status === 'VOIDED' || entry.entry_status === 'CANCELLED' || entry.entry_status === 'REJECTED') return false;
     if (await closedPeriodAt(tx, entry.workspace_id, entry.entry_date)) return false;
     await attachInTransaction(tx, doc, entry, type, SYSTEM, null);
