@@ -4,8 +4,7 @@ import { formatMinorUnits } from '../lib/money.js';
 import type { Actor } from '../lib/scope.js';
 import { uploadDocument } from '../domains/documents/document-files.service.js';
 import { approveDocument, requestDocument } from '../domains/documents/documents.service.js';
-import { drainExtractions } from '../domains/documents/index.js';
-import { uploadToInbox } from '../domains/documents/inbox/inbox.service.js';
+import { drainExtractions, uploadToInbox } from '../domains/documents/index.js';
 import { makePng, makeReceiptPdf } from './demo-files.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
