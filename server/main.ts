@@ -16,6 +16,7 @@ import { bannerLines, writeBanner } from './banner.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
 import { startDeliveryWorker } from './domains/webhooks/index.js';
+import { startExtractionWorker } from './domains/documents/index.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -61,6 +62,7 @@ async function main(): Promise<void> {
   wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
   const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
+  const extractionWorker = await startExtractionWorker(databaseUrl); // documents read after commit (pg-boss, CONTRACT §21)
   // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
@@ -102,6 +104,7 @@ async function main(): Promise<void> {
     clearInterval(purge);
     await syncScheduler.stop();
     await webhookWorker.stop();
+    await extractionWorker.stop();
     await closeDatabase();
     await embedded?.stop();
     logger.info('stopped');

@@ -244,6 +244,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('rules: POST /entries', rules.post);
     for (const [name, run] of (await import('./bank-scenario.js')).bankScenarios(c)) await step(name, run);
     for (const [name, run] of mcpScenarios(c)) await step(name, run);
+    for (const [name, run] of (await import('./documents-scenario.js')).documentScenarios(c)) await step(name, run);
   } finally {
     await client.end();
     await pool.end();

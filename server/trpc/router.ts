@@ -12,6 +12,7 @@ import { periodsRouter } from '../domains/periods/periods.router.js';
 import { reportsRouter } from '../domains/reports/reports.router.js';
 import { integrationsRouter } from '../domains/integrations/integrations.router.js';
 import { documentsRouter } from '../domains/documents/documents.router.js';
+import { inboxRouter } from '../domains/documents/index.js';
 import { connectionsRouter } from '../domains/accounting/connections/connections.router.js';
 import { categoriesRouter } from '../domains/accounting/categories/categories.router.js';
 import { mappingsRouter } from '../domains/accounting/mappings/mappings.router.js';
@@ -38,6 +39,7 @@ export const appRouter = router({
   reports: reportsRouter,
   integrations: integrationsRouter,
   documents: documentsRouter,
+  inbox: inboxRouter,
   accountingConnections: connectionsRouter,
   accountingCategories: categoriesRouter,
   accountingMappings: mappingsRouter,

@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'document.requested',
   'document.approved',
   'document.rejected',
+  'document.extracted',
+  'document.attached',
   'review.queued',
   'review.approved',
   'review.rejected',

@@ -25,7 +25,10 @@ export const RULE_PATTERN_MAX = 200;
 export const RULE_IN_MAX = 100;
 export const RULE_PREVIEW_LIMIT_MAX = 100;
 
-export const RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK'] as const;
+/** DOCUMENT: an entry created from an inbox document (CONTRACT §21); a rule runs on it only when it names it. */
+export const RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK', 'DOCUMENT'] as const;
+/** The triggers of a rule that names none (CONTRACT §16: "default all three"). */
+export const DEFAULT_RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK'] as const;
 export const RuleTrigger = z.enum(RULE_TRIGGERS);
 export const RuleMatch = z.enum(['ALL', 'ANY']);
 
@@ -131,7 +134,7 @@ export const CreateRuleInput = z
     conditions: Conditions,
     actions: Actions,
     stopProcessing: z.boolean().default(false),
-    triggers: Triggers.default([...RULE_TRIGGERS]),
+    triggers: Triggers.default([...DEFAULT_RULE_TRIGGERS]),
   })
   .strict();
 

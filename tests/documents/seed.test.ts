@@ -35,6 +35,7 @@ describe('demo seed', () => {
         ['BASIS', 'APPROVED', 'application/pdf'],
         ['PAYMENT_PROOF', 'UPLOADED', 'image/png'],
         ['BASIS', 'REQUESTED', null],
+        ['BASIS', 'UPLOADED', 'application/xml'], // the inbox's e-invoice, attached automatically
       ]);
       expect(docs[0].is_complete).toBe(true);
       expect(docs[2].is_complete).toBe(false);
@@ -48,6 +49,32 @@ describe('demo seed', () => {
       expect(image.bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
       const meta = await api.get(`/entries/${docs[1].entry_id}/documents/${docs[1].id}`, { token });
       expect(meta.body.sha256).toBe(sha256(image.bytes));
+
+      // the inbox (CONTRACT §21): one e-invoice auto-attached, a receipt waiting with suggestions, a new supplier's e-invoice
+      const inbox = await api.get('/inbox/documents', { token, query: { workspaceId: result.workspaceId! } });
+      expect(inbox.status, inbox.text).toBe(200);
+      const byName = Object.fromEntries(inbox.body.items.map((d: any) => [d.documentName, d]));
+      expect(Object.keys(byName).sort()).toEqual(['bluebox-invoice.xml', 'peppol-invoice.xml', 'receipt-scan.pdf']);
+      expect(byName['peppol-invoice.xml']).toMatchObject({
+        status: 'ATTACHED',
+        autoAttached: true,
+        attachedBy: null,
+        entryId: docs[3].entry_id,
+      });
+      expect(byName['peppol-invoice.xml'].extraction).toMatchObject({ status: 'DONE', source: 'EINVOICE' });
+      const waiting = byName['receipt-scan.pdf'];
+      expect(waiting).toMatchObject({ status: 'UNATTACHED', extraction: { status: 'DONE', source: 'PDF_TEXT' } });
+      const suggestions = await api.get(`/inbox/documents/${waiting.id}/suggestions`, { token });
+      expect(suggestions.status).toBe(200);
+      expect(suggestions.body.length).toBeGreaterThan(0);
+      const [best] = suggestions.body;
+      const entry = (await api.get(`/entries/${best.entryId}`, { token })).body;
+      expect(entry.amountCents).toBe(waiting.extraction.totalCents);
+      expect(best.reasons.map((r: any) => r.kind)).toEqual(expect.arrayContaining(['AMOUNT', 'DATE']));
+      expect(byName['bluebox-invoice.xml']).toMatchObject({
+        status: 'UNATTACHED',
+        extraction: { status: 'DONE', supplier: { name: 'Bluebox Coworking GmbH' }, totalCents: 18921 },
+      });
     },
   );
 });

@@ -23,6 +23,7 @@ import { m0021 } from './0021-tag-rank-plpgsql.js';
 import { m0022 } from './0022-deliveries-wake-in-process.js';
 import { m0031 } from './0031-idempotency-access-checks.js';
 import { m0032 } from './0032-api-keys.js';
+import { m0040 } from './0040-document-extraction.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -50,6 +51,7 @@ export const migrations: Migration[] = [
   m0022,
   m0031,
   m0032,
+  m0040,
 ];
 
 const names = migrations.map((m) => m.name);

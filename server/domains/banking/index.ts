@@ -15,3 +15,5 @@ export const bankingReactions = {
   /** PATCH /entries/{id}/reconcile {isReconciled:false} on a matched entry: 409. */
   assertNotInMatch,
 };
+/** Text comparison of the bank matcher, reused by the documents' suggestions (CONTRACT §21). */
+export { compact, similarity } from './text-match.js';

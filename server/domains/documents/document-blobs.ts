@@ -15,7 +15,7 @@ export function blobOf(bytes: Buffer): Blob {
  * Serialises everything that writes or deletes the blob of one SHA-256 (content-addressed
  * files are shared between documents): held until the transaction ends.
  */
-async function lockBlob(tx: Transaction, sha256: string): Promise<void> {
+export async function holdBlob(tx: Transaction, sha256: string): Promise<void> {
   await db().query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
     replacements: { key: `entry-document-blob:${sha256}` },
     transaction: tx,
@@ -30,19 +30,22 @@ export const storeBlob = (blob: Blob) => documentStorage().put(blob.key, blob.by
  * the bytes are still there (a failed upload of the same content may have removed them meanwhile).
  */
 export async function keepBlobForRow(tx: Transaction, blob: Blob): Promise<void> {
-  await lockBlob(tx, blob.sha256);
+  await holdBlob(tx, blob.sha256);
   await documentStorage().put(blob.key, blob.bytes);
 }
 
 /** Deletes the blob of `sha256` when no document row references it (after a failed upload or a replaced file). */
 export async function releaseBlobIfUnreferenced(sha256: string): Promise<void> {
   await transaction(async (tx) => {
-    await lockBlob(tx, sha256);
-    const [{ n }] = await db().query<{ n: number }>('SELECT count(*)::int AS n FROM entry_documents WHERE sha256 = :sha256', {
-      replacements: { sha256 },
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    });
+    await holdBlob(tx, sha256);
+    const [{ n }] = await db().query<{ n: number }>(
+      `SELECT ((SELECT count(*) FROM entry_documents WHERE sha256 = :sha256) + (SELECT count(*) FROM inbox_documents WHERE sha256 = :sha256))::int AS n`,
+      {
+        replacements: { sha256 },
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      },
+    );
     if (n === 0) await documentStorage().delete(blobKey(sha256));
   });
 }

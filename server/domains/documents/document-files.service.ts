@@ -13,6 +13,8 @@ import { publish } from '../webhooks/index.js';
 import { blobOf, keepBlobForRow, releaseBlobQuietly, storeBlob, type Blob } from './document-blobs.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentNameOf } from './document-names.js';
+import { nudgeExtraction } from './extraction/extraction-queue.js';
+import { queueExtraction } from './extraction/extraction-rows.js';
 import { insertDocumentRow, loadDocument, presentDocument, updateDocumentRow, type DocumentRow } from './document-rows.js';
 
 /** A file as received: its bytes, the client's file name and the type its part declared. */
@@ -55,7 +57,7 @@ export async function entryForUpload(actor: Actor, entryId: number, workspaceId:
  * entry's completeness. When the transaction fails, the file goes again unless another
  * document references the same content, so a failed upload leaves neither row nor file.
  */
-async function withStoredBlob<T>(blob: Blob, write: () => Promise<T>): Promise<T> {
+export async function withStoredBlob<T>(blob: Blob, write: () => Promise<T>): Promise<T> {
   await storeBlob(blob);
   try {
     return await write();
@@ -89,11 +91,12 @@ export type UploadInput = { entryId: number; workspaceId: number; documentType: 
 export async function uploadDocument(actor: Actor, input: UploadInput): Promise<DocumentObject> {
   await assertCanUpload(actor, input.entryId, input.workspaceId);
   const file = await checkFile(input.file);
-  return withStoredBlob(file, () =>
+  const document = await withStoredBlob(file, () =>
     transaction(async (tx) => {
       const entry = await lockEntry(actor, input.entryId, tx);
       assertEntryTakesDocumentChanges(entry);
       await keepBlobForRow(tx, file);
+      await queueExtraction(tx, { workspaceId: entry.workspace_id, sha256: file.sha256, storageKey: file.key, mimeType: file.mimeType });
       const now = clock.now();
       const row = await insertDocumentRow(tx, {
         entry_id: entry.id,
@@ -121,9 +124,11 @@ export async function uploadDocument(actor: Actor, input: UploadInput): Promise<
       };
       await recordDocumentChange(tx, entry, 'DOCUMENT_UPLOADED', data, byUser(actor), now);
       await publish(tx, { workspaceId: entry.workspace_id, type: 'document.uploaded', object: presentDocument(row) });
-      return presentDocument(row);
+      return { document: presentDocument(row), workspaceId: entry.workspace_id };
     }),
   );
+  await nudgeExtraction({ workspaceId: document.workspaceId, sha256: file.sha256 }); // read after commit (CONTRACT §21)
+  return document.document;
 }
 
 export type FulfilInput = {
@@ -145,12 +150,13 @@ export async function fulfilDocument(actor: Actor, input: FulfilInput): Promise<
     throw badRequest(`documentType must be the requested one (${current.document_type})`);
   }
   const file = await checkFile(input.file);
-  const { document, replacedSha256 } = await withStoredBlob(file, () =>
+  const { document, replacedSha256, workspaceId } = await withStoredBlob(file, () =>
     transaction(async (tx) => {
       const entry = await lockEntry(actor, input.entryId, tx);
       const doc = await loadDocument(entry.id, input.documentId, tx, true);
       assertFulfillable(entry, doc);
       await keepBlobForRow(tx, file);
+      await queueExtraction(tx, { workspaceId: entry.workspace_id, sha256: file.sha256, storageKey: file.key, mimeType: file.mimeType });
       const now = clock.now();
       const row = await updateDocumentRow(
         tx,
@@ -170,9 +176,10 @@ export async function fulfilDocument(actor: Actor, input: FulfilInput): Promise<
       const data = { documentId: doc.id, from: doc.status, mimeType: file.mimeType, fileSize: file.size, sha256: file.sha256 };
       await recordDocumentChange(tx, entry, 'DOCUMENT_FULFILLED', { ...data, previousSha256: doc.sha256 }, byUser(actor), now);
       await publish(tx, { workspaceId: entry.workspace_id, type: 'document.uploaded', object: presentDocument(row) });
-      return { document: presentDocument(row), replacedSha256: doc.sha256 };
+      return { document: presentDocument(row), replacedSha256: doc.sha256, workspaceId: entry.workspace_id };
     }),
   );
+  await nudgeExtraction({ workspaceId, sha256: file.sha256 });
   if (replacedSha256 && replacedSha256 !== file.sha256) await releaseBlobQuietly(replacedSha256);
   return document;
 }

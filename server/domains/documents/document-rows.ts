@@ -68,14 +68,18 @@ export async function updateDocumentRow(tx: Transaction, id: string, changes: Re
   return row;
 }
 
-export async function insertDocumentRow(tx: Transaction, values: Omit<DocumentRow, 'id' | 'updated_at'>): Promise<DocumentRow> {
+/** A new document row; `id` given keeps an inbox document's id for the entry document it becomes. */
+export async function insertDocumentRow(
+  tx: Transaction,
+  values: Omit<DocumentRow, 'id' | 'updated_at'> & { id?: string },
+): Promise<DocumentRow> {
   const [row] = await db().query<DocumentRow>(
-    `INSERT INTO entry_documents (entry_id, workspace_id, document_name, document_type, status, mime_type, file_size, sha256, storage_key,
+    `INSERT INTO entry_documents (id, entry_id, workspace_id, document_name, document_type, status, mime_type, file_size, sha256, storage_key,
                                   uploaded_by, approved_by, comment, rejection_reason, created_at, updated_at)
-     VALUES (:entry_id, :workspace_id, :document_name, :document_type, :status, :mime_type, :file_size, :sha256, :storage_key,
+     VALUES (COALESCE(CAST(:id AS uuid), gen_random_uuid()), :entry_id, :workspace_id, :document_name, :document_type, :status, :mime_type, :file_size, :sha256, :storage_key,
              :uploaded_by, :approved_by, :comment, :rejection_reason, :created_at, :created_at)
      RETURNING *`,
-    { replacements: values, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { id: null, ...values }, type: QueryTypes.SELECT, transaction: tx },
   );
   return row;
 }

@@ -21,6 +21,7 @@ import { documentExpressPath } from '../../http/express-paths.js';
 import { assertCanFulfil, assertCanUpload, fulfilDocument, openDocumentFile, uploadDocument } from './document-files.service.js';
 import { attachmentDisposition, downloadName } from './document-names.js';
 import { receiveFile } from './upload-parser.js';
+import { inboxUpload } from './inbox/inbox.http.js';
 
 const caller = (req: Request, permission?: Permission): Promise<Actor> => authorizeRequest(req.get('Authorization'), permission);
 
@@ -69,6 +70,7 @@ export function documentRoutes(): Router {
   r.post('/entries/:entryId/documents/upload', handle(upload));
   r.post('/entries/:entryId/documents/:documentId/fulfill', handle(fulfil));
   r.get('/entries/:entryId/documents/:documentId/download', handle(download));
+  r.post('/inbox/documents', handle(inboxUpload));
   return r;
 }
 

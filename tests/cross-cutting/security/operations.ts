@@ -52,6 +52,7 @@ export const EXPRESS_BEARER_ACCESS: Record<string, AccessPolicy> = {
   downloadEntryDocument: { kind: 'authenticated' },
   importBankStatement: { kind: 'permission', permission: 'bank.manage' },
   importFxRates: { kind: 'permission', permission: 'fx.manage' },
+  uploadInboxDocument: { kind: 'permission', permission: 'entry.create' },
 };
 
 /**

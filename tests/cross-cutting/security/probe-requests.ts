@@ -36,6 +36,8 @@ export type ForeignIds = {
   bankMatchId: string;
   ruleId: string;
   fxRateId: number;
+  /** an inbox document (CONTRACT §21) */
+  inboxDocumentId: string;
 };
 
 export type ProbeRequest = {
@@ -74,6 +76,8 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   rules: 'ruleId',
   'fx-rates': 'fxRateId',
   'api-keys': 'apiKeyId',
+  'inbox/documents': 'inboxDocumentId',
+  documents: 'documentId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -251,7 +255,10 @@ export function buildProbeRequest(op: Operation, ids: ForeignIds): ProbeRequest 
     multipart = {};
     for (const name of schema.required ?? []) {
       const prop = schema.properties[name] as JsonSchema;
-      multipart[name] = prop.format === 'binary' ? PROBE_FILE : sample(name, prop, ids);
+      // a part naming an object (the inbox upload's workspaceId) names the attacked tenant's
+      const built = prop.format === 'binary' ? { value: PROBE_FILE, references: false } : valueFor(name, prop, ids);
+      multipart[name] = built.value;
+      referencesTenant ||= built.references;
     }
     Object.assign(multipart, MULTIPART_BY_OPERATION[op.operationId]);
   }

@@ -179,6 +179,10 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     { token: attackerMember.token, workspaceId: attackerWs.id },
     opts.lackingCallers !== false,
   );
+  const inboxForm = new FormData();
+  inboxForm.append('workspaceId', String(ws.id));
+  inboxForm.append('file', new Blob([`${marker},receipt\n1,2\n`]), `${marker}.csv`);
+  const inboxDocument = ok(await api.request('POST', '/inbox/documents', { ...t, rawBody: inboxForm }), 'inbox document');
 
   const ids: ForeignIds = {
     apiKeyId: keys.victim.id,
@@ -205,6 +209,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bankMatchId: bank.match.id,
     ruleId: rule.id,
     fxRateId: fxRate.id,
+    inboxDocumentId: inboxDocument.id,
   };
 
   const attackerIntegration = ok(

@@ -1,0 +1,147 @@
+import PgBoss from 'pg-boss';
+import { QueryTypes } from 'sequelize';
+import { db, transaction } from '../../../db/database.js';
+import { withStartupLock } from '../../../db/startup-lock.js';
+import { runtime } from '../../../runtime.js';
+import { documentStorage } from '../../../storage/document-storage.js';
+import { publishMany } from '../../webhooks/index.js';
+import { autoAttachUnchecked } from '../inbox/auto-attach.js';
+import { EXTRACT_QUEUE, setExtractionBoss, type ExtractJob } from './extraction-queue.js';
+import { loadExtraction, presentExtraction, saveOutcome } from './extraction-rows.js';
+import { readFile } from './read-file.js';
+
+/**
+ * The background reading of stored documents (CONTRACT §21), on pg-boss in the service's own
+ * PostgreSQL, shared by every instance:
+ * - EXTRACT_QUEUE jobs {workspaceId, sha256} (singletonKey per content: a `stately` queue holds at
+ *   most one queued and one running reading of a file) are sent after an upload commits;
+ * - SWEEP_QUEUE runs every minute (and once at start): it queues again every PENDING reading that
+ *   no job carried (a crash between commit and send, a restart), and lets auto-attach look at the
+ *   inbox documents it has not seen yet. The PENDING row, written in the upload's transaction, is
+ *   the work that survives a restart.
+ */
+export const SWEEP_QUEUE = 'documents-extract-sweep';
+const SWEEP_CRON = '* * * * *';
+/** Readings a storage error kept from running are given up (FAILED) after this many attempts. */
+const MAX_ATTEMPTS = 5;
+
+async function fileBytes(storageKey: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await documentStorage().open(storageKey)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** The ids of the workspace's documents (entry documents and inbox documents) holding this content. */
+async function documentIdsOf(workspaceId: number, sha256: string): Promise<string[]> {
+  const rows = await db().query<{ id: string }>(
+    `SELECT id FROM entry_documents WHERE workspace_id = :ws AND sha256 = :sha256
+     UNION SELECT id FROM inbox_documents WHERE workspace_id = :ws AND sha256 = :sha256 ORDER BY id`,
+    { replacements: { ws: workspaceId, sha256 }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => r.id);
+}
+
+/**
+ * Reads one file if its reading is PENDING, records the outcome with a `document.extracted` event
+ * per document holding it (one transaction), then auto-attaches the inbox documents of that content.
+ */
+export async function processExtraction(job: ExtractJob): Promise<void> {
+  const row = await loadExtraction(job.workspaceId, job.sha256);
+  if (row?.status === 'PENDING') {
+    let bytes: Buffer | null = null;
+    try {
+      bytes = await fileBytes(row.storage_key);
+    } catch (err) {
+      await db().query('UPDATE document_extractions SET attempts = attempts + 1 WHERE workspace_id = :ws AND sha256 = :sha256', {
+        replacements: { ws: job.workspaceId, sha256: job.sha256 },
+      });
+      if (row.attempts + 1 < MAX_ATTEMPTS) throw err; // pg-boss retries, then the sweep
+    }
+    const outcome = bytes
+      ? await readFile(bytes, row.mime_type)
+      : ({ status: 'FAILED', reason: 'the stored file could not be read' } as const);
+    await transaction(async (tx) => {
+      if (!(await saveOutcome(tx, job.workspaceId, job.sha256, outcome))) return;
+      const saved = await loadExtraction(job.workspaceId, job.sha256, tx);
+      const ids = await documentIdsOf(job.workspaceId, job.sha256);
+      await publishMany(
+        tx,
+        ids.map((id) => ({ workspaceId: job.workspaceId, type: 'document.extracted' as const, object: presentExtraction(id, saved) })),
+      );
+    });
+  }
+  await autoAttachUnchecked(job.workspaceId, job.sha256);
+}
+
+/** What the sweep queues: PENDING readings, and contents with inbox documents auto-attach has not looked at. */
+export async function dueJobs(limit = 500): Promise<ExtractJob[]> {
+  const rows = await db().query<{ workspace_id: number; sha256: string }>(
+    `(SELECT workspace_id, sha256 FROM document_extractions WHERE status = 'PENDING' ORDER BY created_at LIMIT :limit)
+     UNION
+     (SELECT workspace_id, sha256 FROM inbox_documents WHERE status = 'UNATTACHED' AND NOT auto_checked ORDER BY created_at LIMIT :limit)`,
+    { replacements: { limit }, type: QueryTypes.SELECT },
+  );
+  return rows.map((r) => ({ workspaceId: r.workspace_id, sha256: r.sha256 }));
+}
+
+/** Runs every due job here and now (tests, the demo seed and the bench): returns how many ran. */
+export async function drainExtractions(): Promise<number> {
+  let ran = 0;
+  for (;;) {
+    const jobs = await dueJobs(100);
+    const before = ran;
+    for (const job of jobs) {
+      try {
+        await processExtraction(job);
+        ran++;
+      } catch (err) {
+        runtime().logger.warn({ err, ...job }, 'document reading failed; it stays due');
+      }
+    }
+    if (jobs.length < 100 || ran === before) return ran;
+  }
+}
+
+export type ExtractionWorker = { boss: PgBoss; stop: () => Promise<void> };
+
+/** Starts pg-boss on `databaseUrl` with the reading queue, the sweep schedule and both workers. */
+export async function startExtractionWorker(
+  databaseUrl: string,
+  opts: { pollingIntervalSeconds?: number; schema?: string; batchSize?: number } = {},
+): Promise<ExtractionWorker> {
+  const schema = opts.schema ?? 'pgboss';
+  const boss = new PgBoss({ connectionString: databaseUrl, schema, max: 3, application_name: 'finance-entries-documents' });
+  boss.on('error', (err) => runtime().logger.error({ err }, 'pg-boss error (documents)'));
+  // the same turn-taking as the sync scheduler's: pg-boss 10 creates queues without a lock
+  await withStartupLock({ connectionString: databaseUrl }, `pg-boss in ${schema}`, async () => {
+    await boss.start();
+    await boss.createQueue(EXTRACT_QUEUE, {
+      name: EXTRACT_QUEUE,
+      policy: 'stately',
+      retryLimit: 3,
+      retryDelay: 5,
+      retryBackoff: true,
+      expireInSeconds: 5 * 60,
+    });
+    await boss.createQueue(SWEEP_QUEUE, { name: SWEEP_QUEUE, policy: 'short', retryLimit: 0 });
+    await boss.schedule(SWEEP_QUEUE, SWEEP_CRON, {}, { tz: 'UTC' });
+  });
+  const send = (job: ExtractJob) => boss.send(EXTRACT_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.sha256}` });
+  const sweep = async () => {
+    for (const job of await dueJobs()) await send(job);
+  };
+  const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: opts.batchSize ?? 2 };
+  await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
+    for (const job of jobs) await processExtraction(job.data);
+  });
+  await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: work.pollingIntervalSeconds }, sweep);
+  setExtractionBoss(boss);
+  await sweep(); // what was left PENDING while no instance ran
+  return {
+    boss,
+    stop: async () => {
+      setExtractionBoss(null);
+      await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+  };
+}
