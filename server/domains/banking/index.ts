@@ -16,4 +16,3 @@ export const bankingReactions = {
   assertNotInMatch,
 };
 /** Text comparison of the bank matcher, reused by the documents' suggestions (CONTRACT §21). */
-export { compact, similarity } from './text-match.js';

@@ -4,7 +4,7 @@ import type { Actor } from '../../lib/scope.js';
 import type { SuggestionObject } from '../../../shared/contracts/banking.js';
 import { loadAccount } from './account-rows.js';
 import { loadLine, type LineRow } from './line-rows.js';
-import { compact, normaliseText, referenceTokens, similarity } from './text-match.js';
+import { compact, normaliseText, referenceTokens, similarity } from '../../lib/text-match.js';
 
 type Candidate = {
   id: string;

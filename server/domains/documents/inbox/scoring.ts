@@ -1,5 +1,5 @@
 import type { DocumentSuggestion } from '../../../../shared/contracts/documents-inbox.js';
-import { compact, similarity } from '../../banking/index.js';
+import { compact, similarity } from '../../../lib/text-match.js';
 import type { ReadFields } from '../extraction/fields.js';
 
 /**

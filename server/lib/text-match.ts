@@ -1,5 +1,5 @@
 /**
- * Text comparison of bank lines and entries (CONTRACT §14 ranking): case, bank prefixes and
+ * Text comparison of bank lines and documents with entries (CONTRACT §14, §21 ranking): case, bank prefixes and
  * punctuation do not count.
  */
 
