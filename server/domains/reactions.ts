@@ -1,5 +1,5 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
-import { wireReactions } from './entries/index.js';
+import { DEAD_STATUSES, wireReactions } from './entries/index.js';
 import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { entryEvents } from './webhooks/index.js';
@@ -56,12 +56,14 @@ export function wireDomainReactions(): void {
       // STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
         await entryChangeReactions.afterEntryClosed(tx, after, actor);
-      // banking: voiding (or correcting) a matched entry dissolves its match (CONTRACT §14)
-      return after.entry_status === 'VOIDED' && bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
+      // banking: voiding (or correcting), rejecting or cancelling a matched entry dissolves its match (CONTRACT §14)
+      return (
+        before.is_reconciled && DEAD_STATUSES.includes(after.entry_status) && bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor)
+      );
     },
-    async assertCanUnreconcile(tx, row) {
-      // banking: an entry in a bank match is unreconciled by deleting the match (CONTRACT §14): 409
-      await bankingReactions.assertNotInMatch(tx, row);
+    bankMatchOf(tx, row) {
+      // banking: the match holding the entry (CONTRACT §14)
+      return bankingReactions.matchOf(tx, row);
     },
     async entryTagsChanged(tx, before, after) {
       // webhooks: entry.updated

@@ -6,12 +6,12 @@ export { bankAccountsRouter } from './accounts.router.js';
 export { bankLinesRouter } from './lines.router.js';
 export { reconciliationRouter } from './matches.router.js';
 export { bankingRoutes } from './statements.http.js';
-import { assertNotInMatch, dissolveMatchOfVoidedEntry } from './matches.service.js';
+import { dissolveMatchOfVoidedEntry, matchOf } from './matches.service.js';
 
 /** What banking does when the ledger core changes an entry (wired in server/domains/reactions.ts). */
 export const bankingReactions = {
-  /** A voided entry (also a corrected original) leaves its match: lines UNMATCHED, entries unreconciled. */
+  /** A voided (also a corrected original), rejected or cancelled entry leaves its match: lines UNMATCHED, entries unreconciled. */
   dissolveMatchOfVoidedEntry,
-  /** PATCH /entries/{id}/reconcile {isReconciled:false} on a matched entry: 409. */
-  assertNotInMatch,
+  /** The match holding an entry, or null. */
+  matchOf,
 };

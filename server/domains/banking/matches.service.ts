@@ -168,20 +168,12 @@ export async function dissolveMatchOfVoidedEntry(tx: Transaction, entry: EntryRo
   return true;
 }
 
-/**
- * Reaction to a person clearing the reconciled flag (PATCH /entries/{id}/reconcile): an entry in a
- * bank match is unreconciled by deleting the match (CONTRACT §14), 409. The entry is locked by the
- * core, and a match is written only with its entries locked, so the answer holds until commit.
- */
-export async function assertNotInMatch(tx: Transaction, entry: EntryRow): Promise<void> {
+/** The match holding the entry, or null. The entry is locked by the core, and a match is written only with its entries locked. */
+export async function matchOf(tx: Transaction, entry: EntryRow): Promise<string | null> {
   const [held] = await db().query<{ match_id: string }>('SELECT match_id FROM bank_match_entries WHERE entry_id = $1', {
     bind: [entry.id],
     type: QueryTypes.SELECT,
     transaction: tx,
   });
-  if (held) {
-    throw conflict(
-      `Entry ${entry.id} is reconciled by bank match ${held.match_id}; delete the match (DELETE /reconciliation/matches/${held.match_id}) to unreconcile it`,
-    );
-  }
+  return held?.match_id ?? null;
 }

@@ -12,7 +12,7 @@ import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
 import { reloadRow } from './create.js';
 import { reactions } from './reactions.js';
-import { canMove, DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
+import { canMove, DEAD_STATUSES, isCounted, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {
   if (isFrozen(row.entry_status)) throw conflict(`A ${row.entry_status} entry cannot be ${doing}`);
@@ -81,6 +81,7 @@ export async function editEntryRow(
     categoryIds: [edit.categoryId],
     projectIds: [edit.projectId],
   });
+  if (columns.amount_cents !== undefined) await assertNotHeldByMatch(tx, row, 'its amount changes');
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
   if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
@@ -116,6 +117,21 @@ async function assertAmountCovers(tx: Transaction, entryId: number, amount: numb
   if (amount < used) throw conflict(`amountCents ${amount} is below the ${used} already refunded or reimbursed`);
 }
 
+/**
+ * CONTRACT §14 "A match always balances": the amount (type, currency) of an entry in a bank match does not change
+ * while the match stands (409: delete the match first). A matched entry is always reconciled (the match reconciles
+ * it, and the database refuses to unreconcile it while matched), so an unreconciled one costs no query.
+ */
+async function assertNotHeldByMatch(tx: Transaction, row: EntryRow, doing: string): Promise<void> {
+  if (!row.is_reconciled) return;
+  const matchId = await reactions().bankMatchOf(tx, row);
+  if (matchId !== null) {
+    throw conflict(
+      `Entry ${row.id} is in bank match ${matchId}, which must stay balanced; delete the match (DELETE /reconciliation/matches/${matchId}) before ${doing}`,
+    );
+  }
+}
+
 async function assertItemsAddUp(tx: Transaction, entryId: number, amount: number): Promise<void> {
   const [items] = await db().query<{ n: number; total: number }>(
     'SELECT count(*)::int AS n, COALESCE(SUM(amount_cents), 0)::bigint AS total FROM entry_items WHERE entry_id = :id',
@@ -138,7 +154,8 @@ export async function moveEntryStatus(
   source: TransitionSource = 'USER',
 ): Promise<EntryRow> {
   if (!canMove(source, row.entry_status, to)) throw conflict(`An entry cannot move from ${row.entry_status} to ${to}`);
-  if (to === 'VOIDED') await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  // CONTRACT §7: a void, or a move into or out of the counted statuses, would move a closed period's totals
+  if (to === 'VOIDED' || isCounted(row.entry_status) !== isCounted(to)) await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
   // a person's status change is STATUS_CHANGED whatever the target; a provider's void is VOIDED
   return writeStatus(tx, row, to, reason, actor, source !== 'USER' && to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED');
 }
@@ -218,7 +235,7 @@ export async function setReconciledRows(
   for (const { row, matchId } of items) {
     const fromMatch = matchId !== undefined;
     if (isReconciled || !fromMatch) assertNotFrozen(row, 'reconciled');
-    if (!isReconciled && !fromMatch && row.is_reconciled) await reactions().assertCanUnreconcile(tx, row);
+    if (!isReconciled && !fromMatch) await assertNotHeldByMatch(tx, row, 'unreconciling it');
   }
   const changing = items.filter((i) => i.row.is_reconciled !== isReconciled);
   if (changing.length === 0) return items.map((i) => i.row);
