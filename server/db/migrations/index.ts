@@ -21,6 +21,8 @@ import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
 import { m0021 } from './0021-tag-rank-plpgsql.js';
 import { m0022 } from './0022-deliveries-wake-in-process.js';
+import { m0023 } from './0023-closed-period-freeze.js';
+import { m0024 } from './0024-bank-match-balance.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -46,6 +48,8 @@ export const migrations: Migration[] = [
   m0020,
   m0021,
   m0022,
+  m0023,
+  m0024,
 ];
 
 const names = migrations.map((m) => m.name);

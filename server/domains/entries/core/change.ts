@@ -3,8 +3,7 @@ import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
-import { closedPeriodAt } from '../../periods/index.js';
-import { assertPeriodsOpenAt } from './period-check.js';
+import { assertPeriodsOpenAt, closedPeriodsAt } from './period-check.js';
 import { updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
@@ -170,7 +169,7 @@ export async function voidEntryRow(tx: Transaction, row: EntryRow, reason: strin
 /** The original of a full refund becomes VOIDED "Fully refunded" — unless its date is in a closed period (the lock wins). */
 export async function voidFullyRefunded(tx: Transaction, original: EntryRow, actor: EventActor): Promise<void> {
   if (isFrozen(original.entry_status)) return;
-  if (await closedPeriodAt(tx, original.workspace_id, original.entry_date)) return;
+  if ((await closedPeriodsAt(tx, original.workspace_id, [original.entry_date])).size > 0) return;
   await writeStatus(tx, original, 'VOIDED', 'Fully refunded', actor, 'VOIDED');
 }
 
