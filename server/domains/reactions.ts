@@ -1,8 +1,7 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
-import { DEAD_STATUSES, wireReactions } from './entries/index.js';
+import { DEAD_STATUSES, entryEvents, wireReactions } from './entries/index.js';
 import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
-import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
 import { valuate, valuationSql } from './fx/index.js';
 

@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { MatchObject } from '../../../shared/contracts/banking.js';
-import type { EventActor } from '../entries/index.js';
+import { ledger, type EventActor } from '../entries/index.js';
 import { reconcileEntries } from './reconcile-entries.js';
 
 type MatchRow = {
@@ -67,8 +67,7 @@ export async function dissolveMatches(tx: Transaction, matchIds: string[], actor
   );
 }
 
-/** Locks entries in id order (the one lock order of banking: entries, then matches, then lines). */
+/** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
 export async function lockEntries(tx: Transaction, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db().query('SELECT id FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', { bind: [ids], transaction: tx });
+  await ledger.lockMany(tx, ids);
 }

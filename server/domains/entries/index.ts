@@ -10,8 +10,12 @@ import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
 import { recordEvent, recordEvents } from './events.js';
 import { setValuationRows } from './core/valuations.js';
+import { closedPeriodsAt } from './core/period-check.js';
+import { lockMany } from './entry-rows.js';
 
 export const ledger = {
+  /** The only way to lock entries: the rows of the ids, locked in id order (of one workspace when given). */
+  lockMany,
   /** A new entry, optionally derived from an original (refund, reimbursement, correction). */
   create: createEntryRow,
   /** A batch of new entries from an integration (set-based; the caller has applied the per-item rules). */
@@ -29,6 +33,8 @@ export const ledger = {
   /** An audit event of another domain's change on the entry (review, sync, document, webhook, note). */
   recordEvent,
   recordEvents,
+  /** CONTRACT §7: date → name of its closed period, for the dates in one (the shared period lock taken first). */
+  closedPeriodsAt,
 };
 
 export type { CreateOptions, EntryDraft } from './core/create.js';
@@ -41,3 +47,4 @@ export type { ValuationChange } from './core/valuations.js';
 export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';
+export { entryEvents } from './outbound-events.js';
