@@ -12,6 +12,7 @@ import { recordEvent, recordEvents } from './events.js';
 import { setValuationRows } from './core/valuations.js';
 import { closedPeriodsAt } from './core/period-check.js';
 import { lockMany } from './entry-rows.js';
+import { assertWritable, writeRefusal } from './core/writable.js';
 
 export const ledger = {
   /** The only way to lock entries: the rows of the ids, locked in id order (of one workspace when given). */
@@ -35,11 +36,16 @@ export const ledger = {
   recordEvents,
   /** CONTRACT §7: date → name of its closed period, for the dates in one (the shared period lock taken first). */
   closedPeriodsAt,
+  /** THE writability check (frozen states, status table, closed periods): 409 when the change may not be written. */
+  assertWritable,
+  /** The same check on facts the caller already has (closed periods by date): the refusal message, or null. */
+  writeRefusal,
 };
 
 export type { CreateOptions, EntryDraft } from './core/create.js';
 export type { CreateTrigger, NewEntryFields, PreparedNewEntries } from './core/reactions.js';
 export type { EntryEdit } from './core/change.js';
+export type { Change } from './core/writable.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';
 export { capTotals } from './core/caps.js';
 export { wireReactions, type DerivedEntry, type EntryReactions, type EntryValuation, type ValuationRequest } from './core/reactions.js';

@@ -47,8 +47,8 @@ export function ruleError(item: IngestItem, caller: IngestCaller, ctx: RuleConte
   if (caller.projectIds.length > 0 && !caller.projectIds.includes(item.projectId)) {
     return `Project ${item.projectId} is outside this integration's project scope`;
   }
-  const closed = ctx.closedPeriods.get(item.entryDate);
-  if (closed !== undefined) return `entryDate ${item.entryDate} is in the closed accounting period "${closed}"`;
+  const refusal = ledger.writeRefusal(null, { kind: 'create', date: item.entryDate }, (day) => ctx.closedPeriods.get(day));
+  if (refusal !== null) return `entryDate ${refusal}`;
   for (const side of ['fromParty', 'toParty'] as const) {
     const id = partyIdOf(item[side]);
     if (id !== undefined && !ctx.workspaceParties.has(id)) return `${side} ${id} is not a party of this workspace`;

@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
-import { assertPeriodsOpenAt, closedPeriodsAt } from './period-check.js';
+import { assertWritable, refusalOf, writeRefusal } from './writable.js';
 import { updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
@@ -11,7 +11,7 @@ import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
 import { reloadRow } from './create.js';
 import { reactions } from './reactions.js';
-import { canMove, DEAD_STATUSES, isCounted, isFrozen, type TransitionSource } from './transitions.js';
+import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {
   if (isFrozen(row.entry_status)) throw conflict(`A ${row.entry_status} entry cannot be ${doing}`);
@@ -71,8 +71,7 @@ export async function editEntryRow(
   actor: EventActor,
   eventData: Record<string, unknown> = {},
 ): Promise<EntryRow | null> {
-  assertNotFrozen(row, 'edited');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
+  await assertWritable(tx, row, { kind: 'edit', date: edit.entryDate });
   const { changes, columns } = diffEdit(row, edit);
   if (Object.keys(changes).length === 0) return null;
   await assertReferences(tx, row.workspace_id, {
@@ -152,24 +151,21 @@ export async function moveEntryStatus(
   actor: EventActor,
   source: TransitionSource = 'USER',
 ): Promise<EntryRow> {
-  if (!canMove(source, row.entry_status, to)) throw conflict(`An entry cannot move from ${row.entry_status} to ${to}`);
-  // CONTRACT §7: a void, or a move into or out of the counted statuses, would move a closed period's totals
-  if (to === 'VOIDED' || isCounted(row.entry_status) !== isCounted(to)) await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  // the status table; CONTRACT §7: a void, or a move into or out of the counted statuses, would move a closed period's totals
+  await assertWritable(tx, row, { kind: 'status', to, source });
   // a person's status change is STATUS_CHANGED whatever the target; a provider's void is VOIDED
   return writeStatus(tx, row, to, reason, actor, source !== 'USER' && to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED');
 }
 
 /** A void (CONTRACT §5 void, and the original of a correction): 409 when frozen or in a closed period. */
 export async function voidEntryRow(tx: Transaction, row: EntryRow, reason: string, actor: EventActor): Promise<EntryRow> {
-  assertNotFrozen(row, 'voided');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  await assertWritable(tx, row, { kind: 'void' });
   return writeStatus(tx, row, 'VOIDED', reason, actor, 'VOIDED');
 }
 
 /** The original of a full refund becomes VOIDED "Fully refunded" — unless its date is in a closed period (the lock wins). */
 export async function voidFullyRefunded(tx: Transaction, original: EntryRow, actor: EventActor): Promise<void> {
-  if (isFrozen(original.entry_status)) return;
-  if ((await closedPeriodsAt(tx, original.workspace_id, [original.entry_date])).size > 0) return;
+  if ((await refusalOf(tx, original, { kind: 'void' })) !== null) return;
   await writeStatus(tx, original, 'VOIDED', 'Fully refunded', actor, 'VOIDED');
 }
 
@@ -190,8 +186,7 @@ async function writeStatus(
 
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
 export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: number[], actor: EventActor): Promise<EntryRow> {
-  assertNotFrozen(row, 'retagged');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  await assertWritable(tx, row, { kind: 'tags' });
   await assertReferences(tx, row.workspace_id, { tagIds });
   const before = await tagIdsOf(tx, row.id);
   const after = [...new Set(tagIds)].sort((a, b) => a - b);
@@ -233,7 +228,8 @@ export async function setReconciledRows(
 ): Promise<EntryRow[]> {
   for (const { row, matchId } of items) {
     const fromMatch = matchId !== undefined;
-    if (isReconciled || !fromMatch) assertNotFrozen(row, 'reconciled');
+    const refusal = isReconciled || !fromMatch ? writeRefusal(row, { kind: 'reconcile' }, () => undefined) : null;
+    if (refusal !== null) throw conflict(refusal);
     if (!isReconciled && !fromMatch) await assertNotHeldByMatch(tx, row, 'unreconciling it');
   }
   const changing = items.filter((i) => i.row.is_reconciled !== isReconciled);
