@@ -1,5 +1,5 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
-import { DEAD_STATUSES, entryEvents, wireReactions } from './entries/index.js';
+import { entryEvents, wireReactions } from './entries/index.js';
 import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { ruleReactions } from './rules/index.js';
@@ -55,14 +55,15 @@ export function wireDomainReactions(): void {
       // STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
         await entryChangeReactions.afterEntryClosed(tx, after, actor);
-      // banking: voiding (or correcting), rejecting or cancelling a matched entry dissolves its match (CONTRACT §14)
-      return (
-        before.is_reconciled && DEAD_STATUSES.includes(after.entry_status) && bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor)
-      );
+      return false;
     },
     bankMatchOf(tx, row) {
-      // banking: the match holding the entry (CONTRACT §14)
+      // banking: the match holding the entry, and its entries (CONTRACT §14)
       return bankingReactions.matchOf(tx, row);
+    },
+    releaseBankMatch(tx, matchId) {
+      // banking: the match's lines UNMATCHED, the match gone (the core unreconciles its entries: CONTRACT §14)
+      return bankingReactions.releaseMatch(tx, matchId);
     },
     async entryTagsChanged(tx, before, after) {
       // webhooks: entry.updated

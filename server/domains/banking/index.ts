@@ -6,12 +6,13 @@ export { bankAccountsRouter } from './accounts.router.js';
 export { bankLinesRouter } from './lines.router.js';
 export { reconciliationRouter } from './matches.router.js';
 export { bankingRoutes } from './statements.http.js';
-import { dissolveMatchOfVoidedEntry, matchOf } from './matches.service.js';
+import { matchOf } from './matches.service.js';
+import { releaseMatch } from './match-rows.js';
 
 /** What banking does when the ledger core changes an entry (wired in server/domains/reactions.ts). */
 export const bankingReactions = {
-  /** A voided (also a corrected original), rejected or cancelled entry leaves its match: lines UNMATCHED, entries unreconciled. */
-  dissolveMatchOfVoidedEntry,
-  /** The match holding an entry, or null. */
+  /** The match holding an entry, with its entries, or null. */
   matchOf,
+  /** Banking's part of dissolving a match (the core has locked its entries and unreconciles them): lines UNMATCHED, match gone. */
+  releaseMatch,
 };

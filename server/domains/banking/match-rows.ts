@@ -50,6 +50,21 @@ export async function loadMatch(actor: Actor | null, id: string, tx?: Transactio
  */
 export async function dissolveMatches(tx: Transaction, matchIds: string[], actor: EventActor): Promise<void> {
   if (matchIds.length === 0) return;
+  const entries = await releaseMatches(tx, matchIds);
+  await reconcileEntries(
+    tx,
+    entries.map((e) => ({ entryId: Number(e.entry_id), matchId: e.match_id })),
+    actor,
+    false,
+  );
+}
+
+/** Banking's own rows of dissolving one match (its entries locked by the caller): lines UNMATCHED, the match gone. */
+export async function releaseMatch(tx: Transaction, matchId: string): Promise<void> {
+  await releaseMatches(tx, [matchId]);
+}
+
+async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
   await db().query(`UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])`, {
     bind: [matchIds],
     transaction: tx,
@@ -59,12 +74,7 @@ export async function dissolveMatches(tx: Transaction, matchIds: string[], actor
     { bind: [matchIds], type: QueryTypes.SELECT, transaction: tx },
   );
   await db().query('DELETE FROM bank_matches WHERE id = ANY($1::uuid[])', { bind: [matchIds], transaction: tx });
-  await reconcileEntries(
-    tx,
-    entries.map((e) => ({ entryId: Number(e.entry_id), matchId: e.match_id })),
-    actor,
-    false,
-  );
+  return entries;
 }
 
 /** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */

@@ -68,7 +68,10 @@ export type ModelEntry = {
   events: number;
   /** §14: the bank match it is in (index into `matches`), or null; a matched entry is reconciled */
   match: number | null;
+  /** §9: its sync record on the run's connection (NONE: never pushed) */
+  sync: SyncState;
 };
+export type SyncState = 'NONE' | 'SYNCED' | 'STALE' | 'CONFLICT';
 /** §14: a bank line (signed amount: + money in, − money out), UNMATCHED or in a match. */
 export type ModelLine = { amount: number; match: number | null };
 /** §14: a match of lines and entries; `gone` once deleted or dissolved. */
@@ -220,7 +223,15 @@ export function decideCreate(m: Model, c: CreateInput): Decision {
 }
 
 export function applyCreate(m: Model, c: CreateInput): number {
-  m.entries.push({ ...c, tags: [...new Set(c.tags)].sort((a, b) => a - b), status: 'PENDING', statusReason: null, events: 1, match: null });
+  m.entries.push({
+    ...c,
+    tags: [...new Set(c.tags)].sort((a, b) => a - b),
+    status: 'PENDING',
+    statusReason: null,
+    events: 1,
+    match: null,
+    sync: 'NONE',
+  });
   return m.entries.length - 1;
 }
 
@@ -259,7 +270,11 @@ export function decideEdit(m: Model, i: number, c: EditInput): Decision {
 
 export function applyEdit(m: Model, i: number, c: EditInput): void {
   const e = m.entries[i];
-  if (editChanges(m, i, c).length > 0) e.events += 1;
+  if (editChanges(m, i, c).length > 0) {
+    e.events += 1;
+    // §9: "local edit, void, correction: SYNCED → STALE"
+    if (e.sync === 'SYNCED') e.sync = 'STALE';
+  }
   if (c.amount !== undefined) e.amount = c.amount;
   if (c.date !== undefined) e.date = c.date;
   if (c.description !== undefined) e.description = c.description;
@@ -290,6 +305,7 @@ export function applyStatus(m: Model, i: number, to: Status, reason: string | un
   e.status = to;
   e.statusReason = reason ?? null;
   e.events += 1;
+  if (to === 'VOIDED' && e.sync === 'SYNCED') e.sync = 'STALE';
   // §14: its match is dissolved in the same transaction (lines UNMATCHED, UNRECONCILED events)
   if (DISSOLVES.includes(to) && e.match !== null) applyUnmatch(m, e.match);
 }
@@ -588,4 +604,45 @@ export function relatedOf(m: Model, i: number): { type: LinkType; role: 'ORIGINA
       ...(l.derived === i ? [{ type: l.type, role: 'ORIGINAL' as const, entry: l.original }] : []),
     ])
     .sort((a, b) => a.entry - b.entry);
+}
+
+// --------------------------------------------------------------------------------------------
+// Sync with an accounting system (§9), one connection (MANUAL_PUSH, no review, no completeness)
+// --------------------------------------------------------------------------------------------
+
+/**
+ * §9 push preconditions that these runs can meet (409, nothing changes): entry VOIDED and never synced; entry date in
+ * a closed period. A SYNCED entry pushes as a no-op; NONE and STALE push → SYNCED.
+ */
+export function decidePush(m: Model, i: number): Decision {
+  const e = m.entries[i];
+  if (e.status === 'VOIDED' && e.sync === 'NONE') return conflict('push: VOIDED and never synced');
+  if (inClosedPeriod(m, e.date)) return conflict('push: entry date in a closed period');
+  return null;
+}
+
+export function applyPush(m: Model, i: number): void {
+  m.entries[i].sync = 'SYNCED';
+}
+
+/**
+ * §9 pull of an external change of the amount of entry `i`'s record: SYNCED → the entry takes it as an edit (event
+ * ENTRY_UPDATED, the record stays SYNCED) when the entry's rules take it — §5 edit rules and caps ("a pulled change
+ * that would break a cap is not applied; the sync becomes CONFLICT"), §7 closed periods, §14 ("a sync pull that would
+ * change them is a CONFLICT") — else CONFLICT; STALE → CONFLICT. Returns what the pull reports for it.
+ */
+export function decidePull(m: Model, i: number, amount: number): 'UPDATED' | 'CONFLICT' | 'UNCHANGED' {
+  const e = m.entries[i];
+  if (e.sync === 'STALE') return 'CONFLICT';
+  if (amount === e.amount) return 'UNCHANGED';
+  return decideEdit(m, i, { amount }) === null ? 'UPDATED' : 'CONFLICT';
+}
+
+export function applyPull(m: Model, i: number, amount: number, outcome: 'UPDATED' | 'CONFLICT' | 'UNCHANGED'): void {
+  const e = m.entries[i];
+  if (outcome === 'CONFLICT') e.sync = 'CONFLICT';
+  if (outcome === 'UPDATED') {
+    e.amount = amount;
+    e.events += 1; // ENTRY_UPDATED, actor SYSTEM; its own connection's copy stays SYNCED
+  }
 }

@@ -4,7 +4,7 @@ import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
 import { assertWritable, refusalOf, writeRefusal } from './writable.js';
-import { updateEntryRow, type EntryRow } from '../entry-rows.js';
+import { lockMany, updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
 import { assertReferences } from '../references.js';
@@ -122,7 +122,7 @@ async function assertAmountCovers(tx: Transaction, entryId: number, amount: numb
  */
 async function assertNotHeldByMatch(tx: Transaction, row: EntryRow, doing: string): Promise<void> {
   if (!row.is_reconciled) return;
-  const matchId = await reactions().bankMatchOf(tx, row);
+  const matchId = (await reactions().bankMatchOf(tx, row))?.matchId ?? null;
   if (matchId !== null) {
     throw conflict(
       `Entry ${row.id} is in bank match ${matchId}, which must stay balanced; delete the match (DELETE /reconciliation/matches/${matchId}) before ${doing}`,
@@ -180,8 +180,30 @@ async function writeStatus(
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
-  // read again only when a reaction may have changed the row (a void dissolved a bank match: unreconciled)
-  return (await reactions().entryStatusChanged(tx, row, updated, actor)) ? reloadRow(tx, row.id) : updated;
+  const reacted = await reactions().entryStatusChanged(tx, row, updated, actor);
+  // CONTRACT §14: a void (or correction), reject or cancel dissolves the entry's bank match (a matched entry is reconciled)
+  const dissolved = DEAD_STATUSES.includes(to) && row.is_reconciled && (await dissolveBankMatch(tx, updated, actor));
+  // read again only when the row may have changed since (its match dissolved: unreconciled; a reaction)
+  return reacted || dissolved ? reloadRow(tx, row.id) : updated;
+}
+
+/**
+ * The entry's bank match dissolved, in the order of banking's locks (entries, then the match and its lines): the
+ * match's entries locked here, banking releases its lines and the match, and the core unreconciles the entries with
+ * UNRECONCILED {matchId} and their outbound events. True when there was a match.
+ */
+async function dissolveBankMatch(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<boolean> {
+  const held = await reactions().bankMatchOf(tx, entry);
+  if (held === null) return false;
+  const rows = await lockMany(tx, held.entryIds);
+  await reactions().releaseBankMatch(tx, held.matchId);
+  await setReconciledRows(
+    tx,
+    rows.map((row) => ({ row, matchId: held.matchId })),
+    false,
+    actor,
+  );
+  return true;
 }
 
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
