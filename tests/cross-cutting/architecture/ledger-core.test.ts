@@ -108,6 +108,13 @@ describe('the ledger core is the only writer of the ledger tables (DESIGN §2a)'
     expect(writesOutsideCore()).toEqual([]);
   });
 
+  it('has ONE insert path for entries: one INSERT INTO entries in server/, in entries/entry-writes.ts', () => {
+    const inserts = sources(serverDir)
+      .filter((f) => !f.startsWith(migrationsDir))
+      .flatMap((f) => [...fs.readFileSync(f, 'utf8').matchAll(/\bINSERT\s+INTO\s+entries\b/gi)].map(() => path.relative(root, f)));
+    expect(inserts).toEqual(['server/domains/entries/entry-writes.ts']);
+  });
+
   it('finds each kind of write and lock (the check can fail)', () => {
     expect(ledgerWrites("db().query('UPDATE entries SET amount_cents = 1 WHERE id = $1')")).toHaveLength(1);
     expect(ledgerWrites('INSERT INTO entry_events (id) VALUES ($1)')).toHaveLength(1);
