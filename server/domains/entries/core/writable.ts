@@ -8,7 +8,7 @@ import { canMove, isCounted, isFrozen, type TransitionSource } from './transitio
 /**
  * THE writability check of the ledger (DESIGN §2a, issue 28): whether a change may be written to an entry — the
  * frozen states and the status table of CONTRACT §5, the closed periods of §7 (creating, editing by the old or the
- * new date, voiding, retagging, revaluing; a status change that voids or moves the entry into or out of the counted
+ * new date, voiding, retagging; a status change that voids or moves the entry into or out of the counted
  * statuses). Create, ingest batch, edit, status, void, tags, reconcile (bank matches), review decisions, rules and
  * pulls all ask it; PostgreSQL holds the same closed-period rule (migration 0023) for any path that would not.
  */
@@ -18,8 +18,7 @@ export type Change =
   | { kind: 'status'; to: EntryStatus; source?: TransitionSource }
   | { kind: 'void' }
   | { kind: 'tags' }
-  | { kind: 'reconcile' }
-  | { kind: 'valuation' };
+  | { kind: 'reconcile' };
 
 type Current = Pick<EntryRow, 'entry_status' | 'entry_date'>;
 
@@ -28,7 +27,6 @@ const DOING: Record<Exclude<Change['kind'], 'create' | 'status'>, string> = {
   void: 'voided',
   tags: 'retagged',
   reconcile: 'reconciled',
-  valuation: 'revalued',
 };
 
 /** The dates whose closed period decides `change` on `row`, in the order their refusal is reported. */
