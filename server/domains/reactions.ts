@@ -1,8 +1,7 @@
 import { forgetSessionsOnAuthWrites } from './auth/index.js';
-import { wireReactions } from './entries/index.js';
+import { entryEvents, wireReactions } from './entries/index.js';
 import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
-import { entryEvents } from './webhooks/index.js';
 import { ruleReactions } from './rules/index.js';
 import { valuate, valuationSql } from './fx/index.js';
 
@@ -56,12 +55,15 @@ export function wireDomainReactions(): void {
       // STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
         await entryChangeReactions.afterEntryClosed(tx, after, actor);
-      // banking: voiding (or correcting) a matched entry dissolves its match (CONTRACT §14)
-      return after.entry_status === 'VOIDED' && bankingReactions.dissolveMatchOfVoidedEntry(tx, after, actor);
+      return false;
     },
-    async assertCanUnreconcile(tx, row) {
-      // banking: an entry in a bank match is unreconciled by deleting the match (CONTRACT §14): 409
-      await bankingReactions.assertNotInMatch(tx, row);
+    bankMatchOf(tx, row) {
+      // banking: the match holding the entry, and its entries (CONTRACT §14)
+      return bankingReactions.matchOf(tx, row);
+    },
+    releaseBankMatch(tx, matchId) {
+      // banking: the match's lines UNMATCHED, the match gone (the core unreconciles its entries: CONTRACT §14)
+      return bankingReactions.releaseMatch(tx, matchId);
     },
     async entryTagsChanged(tx, before, after) {
       // webhooks: entry.updated

@@ -130,6 +130,13 @@ export function knownError(err: unknown): AppError | undefined {
   if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'entry_caps') {
     return conflict('The refunds or reimbursements of an entry would exceed its amount');
   }
+  // CONTRACT §7 and §14, held by PostgreSQL (migrations 0023, 0024): the service refuses first, with its own message
+  if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'entry_closed_period') {
+    return conflict('The change would move the totals of a closed accounting period');
+  }
+  if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'bank_match_balance') {
+    return conflict('The change would leave a bank match unbalanced; delete the match first');
+  }
   if (pgCode && BAD_VALUE_CODES.has(pgCode)) return badRequest('A value is out of range or malformed');
   return undefined;
 }

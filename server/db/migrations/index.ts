@@ -21,6 +21,8 @@ import { m0019 } from './0019-create-path.js';
 import { m0020 } from './0020-search-pending-list.js';
 import { m0021 } from './0021-tag-rank-plpgsql.js';
 import { m0022 } from './0022-deliveries-wake-in-process.js';
+import { m0023 } from './0023-closed-period-freeze.js';
+import { m0024 } from './0024-bank-match-balance.js';
 import { m0031 } from './0031-idempotency-access-checks.js';
 import { m0032 } from './0032-api-keys.js';
 import { m0040 } from './0040-document-extraction.js';
@@ -49,6 +51,8 @@ export const migrations: Migration[] = [
   m0020,
   m0021,
   m0022,
+  m0023,
+  m0024,
   m0031,
   m0032,
   m0040,

@@ -6,13 +6,14 @@ export { bankAccountsRouter } from './accounts.router.js';
 export { bankLinesRouter } from './lines.router.js';
 export { reconciliationRouter } from './matches.router.js';
 export { bankingRoutes } from './statements.http.js';
-import { assertNotInMatch, dissolveMatchOfVoidedEntry } from './matches.service.js';
+import { matchOf } from './matches.service.js';
+import { releaseMatch } from './match-rows.js';
 
 /** What banking does when the ledger core changes an entry (wired in server/domains/reactions.ts). */
 export const bankingReactions = {
-  /** A voided entry (also a corrected original) leaves its match: lines UNMATCHED, entries unreconciled. */
-  dissolveMatchOfVoidedEntry,
-  /** PATCH /entries/{id}/reconcile {isReconciled:false} on a matched entry: 409. */
-  assertNotInMatch,
+  /** The match holding an entry, with its entries, or null. */
+  matchOf,
+  /** Banking's part of dissolving a match (the core has locked its entries and unreconciles them): lines UNMATCHED, match gone. */
+  releaseMatch,
 };
 /** Text comparison of the bank matcher, reused by the documents' suggestions (CONTRACT §21). */

@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { MatchObject } from '../../../shared/contracts/banking.js';
-import type { EventActor } from '../entries/index.js';
+import { ledger, type EventActor } from '../entries/index.js';
 import { reconcileEntries } from './reconcile-entries.js';
 
 type MatchRow = {
@@ -50,6 +50,21 @@ export async function loadMatch(actor: Actor | null, id: string, tx?: Transactio
  */
 export async function dissolveMatches(tx: Transaction, matchIds: string[], actor: EventActor): Promise<void> {
   if (matchIds.length === 0) return;
+  const entries = await releaseMatches(tx, matchIds);
+  await reconcileEntries(
+    tx,
+    entries.map((e) => ({ entryId: Number(e.entry_id), matchId: e.match_id })),
+    actor,
+    false,
+  );
+}
+
+/** Banking's own rows of dissolving one match (its entries locked by the caller): lines UNMATCHED, the match gone. */
+export async function releaseMatch(tx: Transaction, matchId: string): Promise<void> {
+  await releaseMatches(tx, [matchId]);
+}
+
+async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
   await db().query(`UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])`, {
     bind: [matchIds],
     transaction: tx,
@@ -59,16 +74,10 @@ export async function dissolveMatches(tx: Transaction, matchIds: string[], actor
     { bind: [matchIds], type: QueryTypes.SELECT, transaction: tx },
   );
   await db().query('DELETE FROM bank_matches WHERE id = ANY($1::uuid[])', { bind: [matchIds], transaction: tx });
-  await reconcileEntries(
-    tx,
-    entries.map((e) => ({ entryId: Number(e.entry_id), matchId: e.match_id })),
-    actor,
-    false,
-  );
+  return entries;
 }
 
-/** Locks entries in id order (the one lock order of banking: entries, then matches, then lines). */
+/** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
 export async function lockEntries(tx: Transaction, ids: number[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db().query('SELECT id FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', { bind: [ids], transaction: tx });
+  await ledger.lockMany(tx, ids);
 }

@@ -151,37 +151,14 @@ export async function deleteMatch(actor: Actor, id: string): Promise<{ success: 
 }
 
 /**
- * Reaction to the void of an entry (also the original of a correction), wired in
- * server/domains/reactions.ts: its match is dissolved in the same transaction (CONTRACT §14).
- * The entry is locked by the core; the other entries of the match are locked here, in id order.
- * True when there was a match (the entry is unreconciled now).
+ * The match holding the entry, with the ids of its entries, or null. The entry is locked by the core, and a match is
+ * written only with its entries locked, so the answer holds until commit.
  */
-export async function dissolveMatchOfVoidedEntry(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<boolean> {
-  const rows = await db().query<{ match_id: string; entry_ids: string[] }>(
-    `SELECT me.match_id, ARRAY(SELECT entry_id FROM bank_match_entries o WHERE o.match_id = me.match_id) AS entry_ids
+export async function matchOf(tx: Transaction, entry: EntryRow): Promise<{ matchId: string; entryIds: number[] } | null> {
+  const [held] = await db().query<{ match_id: string; entry_ids: string[] }>(
+    `SELECT me.match_id, ARRAY(SELECT o.entry_id FROM bank_match_entries o WHERE o.match_id = me.match_id ORDER BY o.entry_id) AS entry_ids
        FROM bank_match_entries me WHERE me.entry_id = $1`,
     { bind: [entry.id], type: QueryTypes.SELECT, transaction: tx },
   );
-  if (rows.length === 0) return false;
-  await lockEntries(tx, rows[0].entry_ids.map(Number));
-  await dissolveMatches(tx, [rows[0].match_id], actor);
-  return true;
-}
-
-/**
- * Reaction to a person clearing the reconciled flag (PATCH /entries/{id}/reconcile): an entry in a
- * bank match is unreconciled by deleting the match (CONTRACT §14), 409. The entry is locked by the
- * core, and a match is written only with its entries locked, so the answer holds until commit.
- */
-export async function assertNotInMatch(tx: Transaction, entry: EntryRow): Promise<void> {
-  const [held] = await db().query<{ match_id: string }>('SELECT match_id FROM bank_match_entries WHERE entry_id = $1', {
-    bind: [entry.id],
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  if (held) {
-    throw conflict(
-      `Entry ${entry.id} is reconciled by bank match ${held.match_id}; delete the match (DELETE /reconciliation/matches/${held.match_id}) to unreconcile it`,
-    );
-  }
+  return held ? { matchId: held.match_id, entryIds: held.entry_ids.map(Number) } : null;
 }

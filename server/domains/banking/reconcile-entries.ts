@@ -1,18 +1,7 @@
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../db/database.js';
+import type { Transaction } from '../../db/database.js';
 import { ledger, type EntryRow, type EventActor } from '../entries/index.js';
 
 export type EntryInMatch = { entryId: number; matchId: string };
-
-/** Locks entries in id order (the one lock order of banking: entries, then matches, then lines) and returns their rows. */
-export async function lockEntryRows(tx: Transaction, ids: number[]): Promise<EntryRow[]> {
-  if (ids.length === 0) return [];
-  return db().query<EntryRow>('SELECT * FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', {
-    bind: [ids],
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-}
 
 /**
  * Sets or clears `isReconciled` of the entries of matches through the ledger core, set-based and
@@ -23,7 +12,7 @@ export async function reconcileEntries(tx: Transaction, items: EntryInMatch[], a
   if (items.length === 0) return [];
   const rows = new Map(
     (
-      await lockEntryRows(
+      await ledger.lockMany(
         tx,
         items.map((i) => i.entryId),
       )

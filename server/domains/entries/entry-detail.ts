@@ -1,20 +1,20 @@
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { EntryDetail } from '../../../shared/contracts/entries.js';
+import type { DocumentObject } from '../../../shared/contracts/documents.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
-import { presentDocument, type DocumentRow } from '../documents/index.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 import { preparedRows } from './raw-query.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
-type JsonTimes<T> = Omit<T, 'created_at' | 'updated_at'> & { created_at: string; updated_at: string };
+type DocumentJson = Omit<DocumentObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 type PartyJson = Omit<PartyObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
 
 type DetailRow = EntryRow & {
   detail_items: Parts['items'];
   detail_transactions: Parts['transactions'];
   detail_tags: Parts['tags'];
-  detail_documents: JsonTimes<DocumentRow>[];
+  detail_documents: DocumentJson[];
   detail_from_party: PartyJson | null;
   detail_to_party: PartyJson | null;
 };
@@ -27,6 +27,8 @@ const partyJson = (column: string) => `(SELECT json_build_object(
 /**
  * The entry with its items, payments, tags, documents and parties: one statement, one round
  * trip (the detail is the most requested read of the API), prepared once per connection.
+ * The documents and parties are presented by the statement itself, as CONTRACT §6 and §4 show them (the storage key
+ * never leaves it), so the ledger core imports neither domain (a read of their tables, not of their code).
  * Whether the actor may see the entry is decided on the row it returns (workspace and
  * project), so a 404 for an unseen entry costs no second round trip either. The entry's columns
  * are named (no `e.*`): a prepared statement whose result columns change under it (a migration
@@ -48,8 +50,12 @@ SELECT
     FROM entry_transactions t WHERE t.entry_id = e.id), '[]') AS detail_transactions,
   COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'color', g.color) ORDER BY g.name, g.id)
     FROM entry_tags et JOIN tags g ON g.id = et.tag_id WHERE et.entry_id = e.id), '[]') AS detail_tags,
-  COALESCE((SELECT json_agg(d ORDER BY d.created_at, d.id) FROM entry_documents d WHERE d.entry_id = e.id), '[]')
-    AS detail_documents,
+  COALESCE((SELECT json_agg(json_build_object(
+      'id', d.id, 'entryId', d.entry_id, 'documentName', d.document_name, 'documentType', d.document_type, 'status', d.status,
+      'mimeType', d.mime_type, 'fileSize', d.file_size, 'sha256', d.sha256, 'uploadedBy', d.uploaded_by, 'approvedBy', d.approved_by,
+      'comment', d.comment, 'rejectionReason', d.rejection_reason, 'createdAt', d.created_at, 'updatedAt', d.updated_at)
+      ORDER BY d.created_at, d.id)
+    FROM entry_documents d WHERE d.entry_id = e.id), '[]') AS detail_documents,
   ${partyJson('from_party_id')} AS detail_from_party,
   ${partyJson('to_party_id')} AS detail_to_party
 FROM entries e WHERE e.id = $1`;
@@ -62,7 +68,7 @@ function presentPartyJson(p: PartyJson | null): PartyObject | null {
 
 /** The entry detail of CONTRACT §5 for an actor who may see the entry, or 404. */
 export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
-  const [row] = await preparedRows<DetailRow>('entry-detail-v1', DETAIL_SQL, [id]);
+  const [row] = await preparedRows<DetailRow>('entry-detail-v2', DETAIL_SQL, [id]);
   if (!row) throw notFound('Entry');
   scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
   return {
@@ -70,9 +76,7 @@ export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDe
     items: row.detail_items,
     transactions: row.detail_transactions,
     tags: row.detail_tags,
-    documents: row.detail_documents.map((d) =>
-      presentDocument({ ...d, created_at: new Date(d.created_at), updated_at: new Date(d.updated_at) }),
-    ),
+    documents: row.detail_documents.map((d) => ({ ...d, createdAt: iso(d.createdAt), updatedAt: iso(d.updatedAt) })),
     parties: { from: presentPartyJson(row.detail_from_party), to: presentPartyJson(row.detail_to_party) },
   };
 }

@@ -68,22 +68,37 @@ export function presentEntry(r: EntryRow): EntryObject {
 }
 
 /**
- * Loads an entry the actor may see, or 404. With `forUpdate` the row stays locked until
- * the transaction ends: every state change of an entry goes through here first.
+ * THE way to lock entries (DESIGN §2a): the rows of `ids` that exist (of workspace `workspaceId` when given),
+ * locked FOR UPDATE in id order — the one lock order of every writer, so two writers of overlapping sets never
+ * deadlock — and returned in id order as they are now. Locks last until the transaction ends.
  */
-export async function loadEntry(actor: Actor | null, id: number, tx?: Transaction, forUpdate = false): Promise<EntryRow> {
-  const rows = await db().query<EntryRow>(`SELECT * FROM entries WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
+export async function lockMany(tx: Transaction, ids: readonly number[], workspaceId?: number): Promise<EntryRow[]> {
+  if (ids.length === 0) return [];
+  return db().query<EntryRow>(
+    `SELECT * FROM entries WHERE id = ANY($1::bigint[]) AND ($2::int IS NULL OR workspace_id = $2::int) ORDER BY id FOR UPDATE`,
+    { bind: [[...new Set(ids)], workspaceId ?? null], type: QueryTypes.SELECT, transaction: tx },
+  );
+}
+
+/** Loads an entry the actor may see, or 404. */
+export async function loadEntry(actor: Actor | null, id: number, tx?: Transaction): Promise<EntryRow> {
+  const rows = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
     replacements: { id },
     type: QueryTypes.SELECT,
     transaction: tx,
   });
-  const row = rows[0];
+  return visible(actor, rows[0]);
+}
+
+function visible(actor: Actor | null, row: EntryRow | undefined): EntryRow {
   if (!row) throw notFound('Entry');
   if (actor) scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
   return row;
 }
 
-export const lockEntry = (actor: Actor | null, id: number, tx: Transaction) => loadEntry(actor, id, tx, true);
+/** One entry the actor may see, locked (lockMany), or 404: every state change of an entry goes through here first. */
+export const lockEntry = async (actor: Actor | null, id: number, tx: Transaction): Promise<EntryRow> =>
+  visible(actor, (await lockMany(tx, [id]))[0]);
 
 /** Column → value changes, applied with one UPDATE that also bumps updated_at. */
 export async function updateEntryRow(tx: Transaction, id: number, changes: Record<string, unknown>, now: Date): Promise<EntryRow> {

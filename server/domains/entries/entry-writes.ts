@@ -38,6 +38,45 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
   return row.id;
 }
 
+/** The columns a new entry is written with, in the order of `insertEntriesSql`'s row source. */
+const ENTRY_COLUMNS = [
+  'id',
+  'workspace_id',
+  'project_id',
+  'entry_source_id',
+  'entry_type',
+  'entry_status',
+  'base_currency',
+  'amount_cents',
+  'from_party_id',
+  'to_party_id',
+  'entry_date',
+  'description',
+  'reference',
+  'exclude_from_sync',
+  'category_id',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'fx_rate',
+  'fx_rate_date',
+  'amount_base_cents',
+  'integration_id',
+  'external_id',
+] as const;
+
+/**
+ * THE insert of entries (DESIGN §2a: one insert path): every new entry — POST /entries, refunds, reimbursements,
+ * corrections, bank lines (insertEntry) and ingest batches (core/ingest-rows.ts) — is written by this statement text,
+ * from `rows`, an SQL row source aliased `r` with the columns of ENTRY_COLUMNS, followed by `tail` (ON CONFLICT …).
+ * New entries are PENDING; PostgreSQL checks them against closed periods (migration 0023).
+ */
+export const insertEntriesSql = (rows: string, tail = ''): string =>
+  `INSERT INTO entries (${ENTRY_COLUMNS.join(', ')})
+  SELECT ${ENTRY_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM ${rows}
+  ${tail}
+  RETURNING *`;
+
 /**
  * The entry with its items, payments, tags (with their ranks: migration 0021) and ENTRY_CREATED event, in one statement (a new
  * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked), and
@@ -46,12 +85,11 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
  */
 const insertEntrySql = (outbox?: (events: string, now: string) => string) => `
 WITH entry AS (
-  INSERT INTO entries (id, workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                       from_party_id, to_party_id, entry_date, description, reference, exclude_from_sync, category_id, created_by, created_at,
-                       updated_at, fx_rate, fx_rate_date, amount_base_cents)
-  VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
-          $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint)
-  RETURNING *
+  ${insertEntriesSql(
+    `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
+              $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint,
+              NULL::uuid, NULL::text)) AS r(${ENTRY_COLUMNS.join(', ')})`,
+  )}
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
   SELECT $1::bigint, $2::int, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id

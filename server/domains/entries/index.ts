@@ -10,8 +10,13 @@ import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
 import { recordEvent, recordEvents } from './events.js';
 import { setValuationRows } from './core/valuations.js';
+import { closedPeriodsAt } from './core/period-check.js';
+import { lockMany } from './entry-rows.js';
+import { assertWritable, writeRefusal } from './core/writable.js';
 
 export const ledger = {
+  /** The only way to lock entries: the rows of the ids, locked in id order (of one workspace when given). */
+  lockMany,
   /** A new entry, optionally derived from an original (refund, reimbursement, correction). */
   create: createEntryRow,
   /** A batch of new entries from an integration (set-based; the caller has applied the per-item rules). */
@@ -29,11 +34,18 @@ export const ledger = {
   /** An audit event of another domain's change on the entry (review, sync, document, webhook, note). */
   recordEvent,
   recordEvents,
+  /** CONTRACT §7: date → name of its closed period, for the dates in one (the shared period lock taken first). */
+  closedPeriodsAt,
+  /** THE writability check (frozen states, status table, closed periods): 409 when the change may not be written. */
+  assertWritable,
+  /** The same check on facts the caller already has (closed periods by date): the refusal message, or null. */
+  writeRefusal,
 };
 
 export type { CreateOptions, EntryDraft } from './core/create.js';
 export type { CreateTrigger, NewEntryFields, PreparedNewEntries } from './core/reactions.js';
 export type { EntryEdit } from './core/change.js';
+export type { Change } from './core/writable.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';
 export { capTotals } from './core/caps.js';
 export { wireReactions, type DerivedEntry, type EntryReactions, type EntryValuation, type ValuationRequest } from './core/reactions.js';
@@ -41,3 +53,4 @@ export type { ValuationChange } from './core/valuations.js';
 export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';
+export { entryEvents } from './outbound-events.js';

@@ -13,7 +13,7 @@ const FROZEN = `('VOIDED', 'CANCELLED')`;
 /**
  * The entries of the window with their current and recomputed valuation. $1 workspace,
  * $2/$3 the inclusive window, $4 optional currency, $5 FX_MAX_RATE_AGE_DAYS; `only` narrows
- * to ids in $6 and then locks them (FOR UPDATE, in id order), so what is written is computed
+ * to ids in $6 (locked by the caller through ledger.lockMany), so what is written is computed
  * from the locked rows' current amount, currency and date.
  */
 const windowSql = (only: boolean) => `
@@ -25,7 +25,7 @@ const windowSql = (only: boolean) => `
       FROM entries e
      WHERE e.workspace_id = $1 AND e.entry_date BETWEEN $2::date AND $3::date AND e.entry_status NOT IN ${FROZEN}
        AND ($4::text IS NULL OR e.base_currency = $4::text)
-       ${only ? 'AND e.id = ANY($6::bigint[]) ORDER BY e.id FOR UPDATE OF e' : ''}),
+       ${only ? 'AND e.id = ANY($6::bigint[])' : ''}),
   pairs AS (
     SELECT p.currency, p.entry_date, r.rate, r.rate_date
       FROM (SELECT DISTINCT currency, entry_date FROM win WHERE NOT closed) p CROSS JOIN ws
@@ -92,7 +92,9 @@ export async function revalue(actor: Actor, input: RevalueInput): Promise<Revalu
       missingRate: counted.missing_same,
     };
     if (candidates.length === 0) return result;
-    const locked = await db().query<Locked>(`${windowSql(true)} SELECT v.* FROM valued v`, {
+    // locked by the ledger core first; the window is then read afresh from the locked rows
+    await ledger.lockMany(tx, candidates, input.workspaceId);
+    const locked = await db().query<Locked>(`${windowSql(true)} SELECT v.* FROM valued v ORDER BY v.id`, {
       bind: [...bind, candidates],
       type: QueryTypes.SELECT,
       transaction: tx,

@@ -1,34 +1,33 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import type { IngestItem, PartyRef } from '../../../shared/contracts/integrations.js';
-import { lockPeriodsShared } from '../periods/index.js';
+import { ledger } from '../entries/index.js';
 import type { IngestCaller } from './ingest-auth.js';
-
-type ClosedPeriod = { name: string; start_date: string; end_date: string };
 
 /** What the per-item rules need, read once per batch inside its transaction. */
 export type RuleContext = {
   workspaceProjects: Set<number>;
   workspaceParties: Set<number>;
-  closedPeriods: ClosedPeriod[];
+  /** entryDate → the name of the closed period it lies in (the dates of the batch that lie in one) */
+  closedPeriods: Map<string, string>;
 };
 
 const partyIdOf = (ref: PartyRef | undefined) => (ref && 'id' in ref ? ref.id : undefined);
 
 /**
- * Loads projects, parties by id and CLOSED periods for the batch. The periods lock is taken
- * shared first, so no period can close while the batch is being written.
+ * Loads projects, parties by id and the closed periods of the batch's dates (the ledger core's check, which takes
+ * the periods lock shared, so no period can close while the batch is being written).
  */
 export async function loadRuleContext(tx: Transaction, workspaceId: number, items: IngestItem[]): Promise<RuleContext> {
-  await lockPeriodsShared(tx, workspaceId);
+  const closedPeriods = await ledger.closedPeriodsAt(
+    tx,
+    workspaceId,
+    items.map((i) => i.entryDate),
+  );
   const projectIds = [...new Set(items.map((i) => i.projectId))];
   const partyIds = [...new Set(items.flatMap((i) => [partyIdOf(i.fromParty), partyIdOf(i.toParty)]).filter((id) => id !== undefined))];
   const projects = await idsIn(tx, 'projects', workspaceId, projectIds);
   const parties = await idsIn(tx, 'parties', workspaceId, partyIds);
-  const closedPeriods = await db().query<ClosedPeriod>(
-    `SELECT name, start_date, end_date FROM accounting_periods WHERE workspace_id = $1 AND status = 'CLOSED' ORDER BY start_date`,
-    { bind: [workspaceId], type: QueryTypes.SELECT, transaction: tx },
-  );
   return { workspaceProjects: projects, workspaceParties: parties, closedPeriods };
 }
 
@@ -48,8 +47,8 @@ export function ruleError(item: IngestItem, caller: IngestCaller, ctx: RuleConte
   if (caller.projectIds.length > 0 && !caller.projectIds.includes(item.projectId)) {
     return `Project ${item.projectId} is outside this integration's project scope`;
   }
-  const closed = ctx.closedPeriods.find((p) => p.start_date <= item.entryDate && item.entryDate <= p.end_date);
-  if (closed) return `entryDate ${item.entryDate} is in the closed accounting period "${closed.name}"`;
+  const refusal = ledger.writeRefusal(null, { kind: 'create', date: item.entryDate }, (day) => ctx.closedPeriods.get(day));
+  if (refusal !== null) return `entryDate ${refusal}`;
   for (const side of ['fromParty', 'toParty'] as const) {
     const id = partyIdOf(item[side]);
     if (id !== undefined && !ctx.workspaceParties.has(id)) return `${side} ${id} is not a party of this workspace`;

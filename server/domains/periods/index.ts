@@ -3,4 +3,4 @@
  * domains. The periods service and router are reached by the app (trpc/router.ts, seed) directly,
  * so the ledger core's dependency on this file stays free of the service's own dependencies.
  */
-export { assertPeriodsOpen, closedPeriodAt, closedPeriodNameSql, lockPeriodsShared, sharedPeriodLockSql } from './period-lock.js';
+export { closedPeriodAt, closedPeriodNameSql, lockPeriodsShared, sharedPeriodLockSql } from './period-lock.js';

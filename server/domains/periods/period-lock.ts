@@ -1,6 +1,5 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
-import { conflict } from '../../lib/errors.js';
 
 const PERIOD_LOCK_CLASS = 4_201;
 
@@ -29,10 +28,11 @@ export async function lockPeriodsExclusive(tx: Transaction, workspaceId: number)
  */
 export const sharedPeriodLockSql = (ws: string) => `pg_advisory_xact_lock_shared(${PERIOD_LOCK_CLASS}, ${ws})`;
 
-/** SQL subquery: the name of the closed period of workspace `ws` containing `date` (SQL expressions), or NULL. */
-export const closedPeriodNameSql = (ws: string, date: string) =>
-  `(SELECT name FROM accounting_periods
-     WHERE workspace_id = ${ws} AND status = 'CLOSED' AND start_date <= ${date} AND end_date >= ${date} LIMIT 1)`;
+/**
+ * SQL: the name of the closed period of workspace `ws` containing `date` (SQL expressions), or NULL — PostgreSQL's
+ * one definition of "in a closed period" (migration 0023), which its triggers and the ledger core call too.
+ */
+export const closedPeriodNameSql = (ws: string, date: string) => `closed_period_name(${ws}, ${date})`;
 
 /** The closed period containing `date` (bounds inclusive), if any. */
 export async function closedPeriodAt(tx: Transaction, workspaceId: number, date: string): Promise<{ name: string } | undefined> {
@@ -42,13 +42,4 @@ export async function closedPeriodAt(tx: Transaction, workspaceId: number, date:
     transaction: tx,
   });
   return row.name === null ? undefined : { name: row.name };
-}
-
-/** 409 when any of the dates falls in a closed period of the workspace. */
-export async function assertPeriodsOpen(tx: Transaction, workspaceId: number, dates: (string | undefined)[]): Promise<void> {
-  await lockPeriodsShared(tx, workspaceId);
-  for (const date of new Set(dates.filter((d): d is string => !!d))) {
-    const closed = await closedPeriodAt(tx, workspaceId, date);
-    if (closed) throw conflict(`${date} is in the closed accounting period "${closed.name}"`);
-  }
 }

@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import type { EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
+import { ledger } from '../entries/index.js';
 import type { RuleContext, RuleDraft } from './engine.js';
 
 /** An existing entry as rules read it, with what preview and apply need to judge it. */
@@ -56,8 +57,7 @@ SELECT e.id, e.workspace_id, e.entry_status, e.entry_type, e.amount_cents, e.bas
        COALESCE((SELECT array_agg(t.tag_id ORDER BY t.tag_id) FROM entry_tags t WHERE t.entry_id = e.id), '{}') AS tag_ids,
        COALESCE((SELECT jsonb_agg(jsonb_build_object('name', d.document_name, 'type', d.document_type))
                    FROM entry_documents d WHERE d.entry_id = e.id), '[]') AS documents,
-       EXISTS (SELECT 1 FROM accounting_periods p WHERE p.workspace_id = e.workspace_id AND p.status = 'CLOSED'
-                  AND p.start_date <= e.entry_date AND p.end_date >= e.entry_date) AS in_closed_period
+       closed_period_name(e.workspace_id, e.entry_date) IS NOT NULL AS in_closed_period
   FROM entries e
   LEFT JOIN parties fp ON fp.id = e.from_party_id
   LEFT JOIN parties tp ON tp.id = e.to_party_id
@@ -126,10 +126,7 @@ export async function* scanEntries(filter: ScanFilter): AsyncGenerator<ScannedEn
  */
 export async function lockScannedEntries(tx: Transaction, workspaceId: number, ids: number[]): Promise<ScannedEntry[]> {
   if (ids.length === 0) return [];
-  await db().query('SELECT id FROM entries WHERE workspace_id = $1 AND id = ANY($2::bigint[]) ORDER BY id FOR UPDATE', {
-    bind: [workspaceId, ids],
-    transaction: tx,
-  });
+  await ledger.lockMany(tx, ids, workspaceId);
   const rows = await db().query<ScanRow>(SCAN_SQL({ liveOnly: false, idsOnly: true }), {
     bind: [workspaceId, ids],
     type: QueryTypes.SELECT,

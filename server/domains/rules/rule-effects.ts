@@ -1,9 +1,16 @@
 import type { RuleChanges } from '../../../shared/contracts/rules.js';
 import { applyActions, ruleMatches, type CompiledRule, type DocumentRequest, type RuleDraft } from './engine.js';
+import { ledger } from '../entries/index.js';
 import type { ScannedEntry } from './entry-scan.js';
 
-/** Entries a rule may change when applied to existing entries (CONTRACT §16): not VOIDED, CANCELLED or in a closed period. */
-export const isWritable = (e: ScannedEntry): boolean => e.status !== 'VOIDED' && e.status !== 'CANCELLED' && !e.inClosedPeriod;
+/**
+ * Entries a rule may change when applied to existing entries (CONTRACT §16): those the ledger's one writability check
+ * lets be edited (not VOIDED, CANCELLED or in a closed period), on the scan's facts.
+ */
+export const isWritable = (e: ScannedEntry): boolean =>
+  ledger.writeRefusal({ entry_status: e.status, entry_date: e.entryDate }, { kind: 'edit' }, () =>
+    e.inClosedPeriod ? 'closed' : undefined,
+  ) === null;
 
 export type Effect = { draft: RuleDraft; changes: RuleChanges; documentRequests: DocumentRequest[] };
 

@@ -4,7 +4,7 @@
  * `publish(tx, { workspaceId, type, object, data? })` / `publishMany(tx, events)` write events
  * (and their deliveries) in the caller's transaction, next to the change they report.
  */
-export { publish, publishMany, type PublishInput, type PublishedEventType } from './outbox.js';
+export { outboxCtesSql, outboxRows, publish, publishMany, type PublishInput, type PublishedEventType } from './outbox.js';
+export { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
-export { entryEvents } from './entry-events.js';

@@ -1,7 +1,9 @@
 /**
  * A model of the ledger rules written from the contract text alone — CONTRACT §5 (entries,
  * the status table, void, refund, reimburse, correct, the caps and the invariant, tags), §4
- * (archived tags) and §7 (closed periods) — never from the implementation. Every `decide*`
+ * (archived tags), §7 (closed periods, and "a closed period's totals never move") and §14 (bank
+ * matches: candidates, balance, "a match always balances", dissolved by a void, a correction, or a
+ * move to REJECTED or CANCELLED) — never from the implementation. Every `decide*`
  * function answers what the service must do with a request:
  *   - `null`: accept it (then `apply*` changes the model the way the service must change);
  *   - a `Refusal`: the status, code and a label naming the rule that refuses it;
@@ -43,6 +45,12 @@ const FROZEN: readonly Status[] = ['VOIDED', 'CANCELLED'];
 const NOT_REFUNDABLE: readonly Status[] = ['VOIDED', 'REJECTED', 'CANCELLED'];
 /** The invariant counts refunds and reimbursements that are not VOIDED, CANCELLED or REJECTED. */
 const NOT_LIVE: readonly Status[] = ['VOIDED', 'CANCELLED', 'REJECTED'];
+/** §11: reports count PENDING, UNDER_REVIEW and COMPLETED; §7: a closed period's totals never move. */
+const COUNTED: readonly Status[] = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
+/** §14: a candidate of a match is PENDING, UNDER_REVIEW or COMPLETED (and in no match). */
+const MATCHABLE: readonly Status[] = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
+/** §14: voiding, correcting, or moving to REJECTED or CANCELLED by any route dissolves the entry's match. */
+const DISSOLVES: readonly Status[] = ['VOIDED', 'REJECTED', 'CANCELLED'];
 
 export type ModelEntry = {
   type: EntryType;
@@ -56,14 +64,30 @@ export type ModelEntry = {
   statusReason: string | null;
   /** tag indices the entry carries, ascending */
   tags: number[];
-  /** audit events the entry must have (ENTRY_CREATED, ENTRY_UPDATED, STATUS_CHANGED, VOIDED, *_CREATED, TAGS_CHANGED) */
+  /** audit events the entry must have (ENTRY_CREATED, ENTRY_UPDATED, STATUS_CHANGED, VOIDED, *_CREATED, TAGS_CHANGED, RECONCILED, UNRECONCILED) */
   events: number;
+  /** §14: the bank match it is in (index into `matches`), or null; a matched entry is reconciled */
+  match: number | null;
+  /** §9: its sync record on the run's connection (NONE: never pushed) */
+  sync: SyncState;
 };
+export type SyncState = 'NONE' | 'SYNCED' | 'STALE' | 'CONFLICT';
+/** §14: a bank line (signed amount: + money in, − money out), UNMATCHED or in a match. */
+export type ModelLine = { amount: number; match: number | null };
+/** §14: a match of lines and entries; `gone` once deleted or dissolved. */
+export type ModelMatch = { lines: number[]; entries: number[]; gone: boolean };
 export type ModelLink = { type: LinkType; original: number; derived: number };
 export type ModelPeriod = { start: string; end: string; closed: boolean };
 export type ModelTag = { name: string; archived: boolean };
 
-export type Model = { entries: ModelEntry[]; links: ModelLink[]; periods: ModelPeriod[]; tags: ModelTag[] };
+export type Model = {
+  entries: ModelEntry[];
+  links: ModelLink[];
+  periods: ModelPeriod[];
+  tags: ModelTag[];
+  lines: ModelLine[];
+  matches: ModelMatch[];
+};
 
 export type Refusal = { status: 400 | 404 | 409; code: 'BAD_REQUEST' | 'NOT_FOUND' | 'CONFLICT'; rule: string };
 /** More than one answer is allowed by the contract; `null` among the options = accepted. */
@@ -82,7 +106,7 @@ function eitherOf(a: Refusal | null, b: Refusal | null, why: string): Decision {
 }
 
 export function emptyModel(periods: { start: string; end: string }[]): Model {
-  return { entries: [], links: [], periods: periods.map((p) => ({ ...p, closed: false })), tags: [] };
+  return { entries: [], links: [], periods: periods.map((p) => ({ ...p, closed: false })), tags: [], lines: [], matches: [] };
 }
 
 export function cloneModel(m: Model): Model {
@@ -91,6 +115,8 @@ export function cloneModel(m: Model): Model {
     links: m.links.map((l) => ({ ...l })),
     periods: m.periods.map((p) => ({ ...p })),
     tags: m.tags.map((t) => ({ ...t })),
+    lines: m.lines.map((l) => ({ ...l })),
+    matches: m.matches.map((x) => ({ ...x, lines: [...x.lines], entries: [...x.entries] })),
   };
 }
 
@@ -197,7 +223,15 @@ export function decideCreate(m: Model, c: CreateInput): Decision {
 }
 
 export function applyCreate(m: Model, c: CreateInput): number {
-  m.entries.push({ ...c, tags: [...new Set(c.tags)].sort((a, b) => a - b), status: 'PENDING', statusReason: null, events: 1 });
+  m.entries.push({
+    ...c,
+    tags: [...new Set(c.tags)].sort((a, b) => a - b),
+    status: 'PENDING',
+    statusReason: null,
+    events: 1,
+    match: null,
+    sync: 'NONE',
+  });
   return m.entries.length - 1;
 }
 
@@ -225,6 +259,8 @@ export function decideEdit(m: Model, i: number, c: EditInput): Decision {
   if (inClosedPeriod(m, e.date)) return conflict('edit: current date in a closed period');
   if (c.date !== undefined && inClosedPeriod(m, c.date)) return conflict('edit: new date in a closed period');
   if (c.amount !== undefined && c.amount !== e.amount) {
+    // §14 "A match always balances: an edit of a matched entry's amountCents … is a 409 (delete the match first)"
+    if (e.match !== null) return conflict('edit: the amount of an entry in a bank match');
     if (c.amount < capUse(m, i, 'REFUND') + capUse(m, i, 'REIMBURSEMENT')) return conflict('edit: amount below refunded + reimbursed');
     const amount = c.amount;
     return capsAfter(m, 'edit: the new amount breaks a cap', (copy) => (copy.entries[i].amount = amount));
@@ -234,7 +270,11 @@ export function decideEdit(m: Model, i: number, c: EditInput): Decision {
 
 export function applyEdit(m: Model, i: number, c: EditInput): void {
   const e = m.entries[i];
-  if (editChanges(m, i, c).length > 0) e.events += 1;
+  if (editChanges(m, i, c).length > 0) {
+    e.events += 1;
+    // §9: "local edit, void, correction: SYNCED → STALE"
+    if (e.sync === 'SYNCED') e.sync = 'STALE';
+  }
   if (c.amount !== undefined) e.amount = c.amount;
   if (c.date !== undefined) e.date = c.date;
   if (c.description !== undefined) e.description = c.description;
@@ -254,6 +294,9 @@ export function decideStatus(m: Model, i: number, to: Status, reason: string | u
   if (REASON_REQUIRED.includes(to) && reason === undefined) return badRequest(`status: ${to} needs a reason`);
   if (!ALLOWED[e.status].includes(to)) return conflict(`status: ${e.status} → ${to} not in the table`);
   if (to === 'VOIDED' && inClosedPeriod(m, e.date)) return conflict('status → VOIDED: date in a closed period');
+  // §7: "any status change of an entry dated in it that moves the entry into or out of the counted statuses … is a 409"
+  if (COUNTED.includes(e.status) !== COUNTED.includes(to) && inClosedPeriod(m, e.date))
+    return conflict('status: into or out of the counted statuses, dated in a closed period');
   return capsAfter(m, `status: ${e.status} → ${to} would break a cap`, (copy) => (copy.entries[i].status = to));
 }
 
@@ -262,6 +305,81 @@ export function applyStatus(m: Model, i: number, to: Status, reason: string | un
   e.status = to;
   e.statusReason = reason ?? null;
   e.events += 1;
+  if (to === 'VOIDED' && e.sync === 'SYNCED') e.sync = 'STALE';
+  // §14: its match is dissolved in the same transaction (lines UNMATCHED, UNRECONCILED events)
+  if (DISSOLVES.includes(to) && e.match !== null) applyUnmatch(m, e.match);
+}
+
+// --------------------------------------------------------------------------------------------
+// Bank matches (§14)
+// --------------------------------------------------------------------------------------------
+
+export const signedAmount = (e: ModelEntry): number => (e.type === 'INCOME' ? e.amount : -e.amount);
+
+export function applyImportLine(m: Model, amount: number): number {
+  m.lines.push({ amount, match: null });
+  return m.lines.length - 1;
+}
+
+/**
+ * `POST /reconciliation/matches {lineIds, entryIds}`: the lines UNMATCHED (409), the entries candidates except for
+ * the date window — PENDING, UNDER_REVIEW or COMPLETED, in no match, INCOME for money in and EXPENSE for money out
+ * (409) — and the lines' sum equal to the entries' signed sum (409). Reconciling is allowed in closed periods.
+ */
+export function decideMatch(m: Model, lines: number[], entries: number[]): Decision {
+  if (lines.some((l) => m.lines[l].match !== null)) return conflict('match: a line is not UNMATCHED');
+  for (const i of entries) {
+    const e = m.entries[i];
+    if (!MATCHABLE.includes(e.status)) return conflict(`match: an entry is ${e.status}`);
+    if (e.match !== null) return conflict('match: an entry is already in a match');
+  }
+  const allIn = lines.every((l) => m.lines[l].amount > 0);
+  const allOut = lines.every((l) => m.lines[l].amount < 0);
+  if (entries.some((i) => (allIn && m.entries[i].type !== 'INCOME') || (allOut && m.entries[i].type !== 'EXPENSE')))
+    return conflict('match: an entry of the other type');
+  const lineSum = lines.reduce((s, l) => s + m.lines[l].amount, 0);
+  const entrySum = entries.reduce((s, i) => s + signedAmount(m.entries[i]), 0);
+  if (lineSum !== entrySum) return conflict('match: the sums differ');
+  return null;
+}
+
+/** The match: lines MATCHED, entries reconciled with a RECONCILED event each. Returns its index. */
+export function applyMatch(m: Model, lines: number[], entries: number[]): number {
+  const x = m.matches.push({ lines: [...lines], entries: [...entries], gone: false }) - 1;
+  for (const l of lines) m.lines[l].match = x;
+  for (const i of entries) {
+    m.entries[i].match = x;
+    m.entries[i].events += 1;
+  }
+  return x;
+}
+
+/** `DELETE /reconciliation/matches/{id}` of a match that is gone: 404; else accepted. */
+export function decideUnmatch(m: Model, x: number): Decision {
+  return m.matches[x].gone ? notFound('unmatch: the match is gone') : null;
+}
+
+/** Deleted or dissolved: lines UNMATCHED, entries unreconciled with an UNRECONCILED event each. */
+export function applyUnmatch(m: Model, x: number): void {
+  const match = m.matches[x];
+  match.gone = true;
+  for (const l of match.lines) m.lines[l].match = null;
+  for (const i of match.entries) {
+    m.entries[i].match = null;
+    m.entries[i].events += 1;
+  }
+}
+
+/** The invariant of §14, on the model: every standing match balances and holds only live entries. */
+export function matchesBroken(m: Model): string | null {
+  for (const [x, match] of m.matches.entries()) {
+    if (match.gone) continue;
+    const lines = match.lines.reduce((s, l) => s + m.lines[l].amount, 0);
+    const entries = match.entries.reduce((s, i) => s + signedAmount(m.entries[i]), 0);
+    if (lines !== entries) return `match #${x}: lines ${lines} ≠ entries ${entries}`;
+    if (match.entries.some((i) => !MATCHABLE.includes(m.entries[i].status))) return `match #${x}: an entry is not live`;
+  }
+  return null;
 }
 
 export function decideVoid(m: Model, i: number): Decision {
@@ -486,4 +604,45 @@ export function relatedOf(m: Model, i: number): { type: LinkType; role: 'ORIGINA
       ...(l.derived === i ? [{ type: l.type, role: 'ORIGINAL' as const, entry: l.original }] : []),
     ])
     .sort((a, b) => a.entry - b.entry);
+}
+
+// --------------------------------------------------------------------------------------------
+// Sync with an accounting system (§9), one connection (MANUAL_PUSH, no review, no completeness)
+// --------------------------------------------------------------------------------------------
+
+/**
+ * §9 push preconditions that these runs can meet (409, nothing changes): entry VOIDED and never synced; entry date in
+ * a closed period. A SYNCED entry pushes as a no-op; NONE and STALE push → SYNCED.
+ */
+export function decidePush(m: Model, i: number): Decision {
+  const e = m.entries[i];
+  if (e.status === 'VOIDED' && e.sync === 'NONE') return conflict('push: VOIDED and never synced');
+  if (inClosedPeriod(m, e.date)) return conflict('push: entry date in a closed period');
+  return null;
+}
+
+export function applyPush(m: Model, i: number): void {
+  m.entries[i].sync = 'SYNCED';
+}
+
+/**
+ * §9 pull of an external change of the amount of entry `i`'s record: SYNCED → the entry takes it as an edit (event
+ * ENTRY_UPDATED, the record stays SYNCED) when the entry's rules take it — §5 edit rules and caps ("a pulled change
+ * that would break a cap is not applied; the sync becomes CONFLICT"), §7 closed periods, §14 ("a sync pull that would
+ * change them is a CONFLICT") — else CONFLICT; STALE → CONFLICT. Returns what the pull reports for it.
+ */
+export function decidePull(m: Model, i: number, amount: number): 'UPDATED' | 'CONFLICT' | 'UNCHANGED' {
+  const e = m.entries[i];
+  if (e.sync === 'STALE') return 'CONFLICT';
+  if (amount === e.amount) return 'UNCHANGED';
+  return decideEdit(m, i, { amount }) === null ? 'UPDATED' : 'CONFLICT';
+}
+
+export function applyPull(m: Model, i: number, amount: number, outcome: 'UPDATED' | 'CONFLICT' | 'UNCHANGED'): void {
+  const e = m.entries[i];
+  if (outcome === 'CONFLICT') e.sync = 'CONFLICT';
+  if (outcome === 'UPDATED') {
+    e.amount = amount;
+    e.events += 1; // ENTRY_UPDATED, actor SYSTEM; its own connection's copy stays SYNCED
+  }
 }

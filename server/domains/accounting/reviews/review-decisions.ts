@@ -6,7 +6,7 @@ import { runtime } from '../../../runtime.js';
 import type { BatchReviewResult, ReviewObject, ReviewStatus } from '../../../../shared/contracts/accounting.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
 import { lockEntry, type EntryRow } from '../../entries/index.js';
-import { byUser, canMove, ledger, type EventKind } from '../../entries/index.js';
+import { byUser, ledger, type EventKind } from '../../entries/index.js';
 import { assertActiveCategory } from '../categories/category-rows.js';
 import { loadConnection } from '../connections/connection-rows.js';
 import { runAfterApprovalPush } from './after-approval.js';
@@ -35,11 +35,12 @@ async function withOpenReview<T>(actor: Actor, id: string, doing: string, work: 
   });
 }
 
-/** The entry status a decision leads to must be reachable by the entry status table (already there: no change). */
-function assertEntryCanBecome(entry: EntryRow, to: EntryStatus): void {
-  if (entry.entry_status !== to && !canMove('USER', entry.entry_status, to)) {
-    throw conflict(`The entry is ${entry.entry_status}; it cannot become ${to}`);
-  }
+/**
+ * The entry status a decision leads to must be writable by the ledger's one check (already there: no change): the
+ * status table, and a closed period's totals (CONTRACT §7: a reject moves its entry out of the counted statuses).
+ */
+async function assertEntryCanBecome(l: Locked, to: EntryStatus): Promise<void> {
+  if (l.entry.entry_status !== to) await ledger.assertWritable(l.tx, l.entry, { kind: 'status', to });
 }
 
 async function moveEntry(l: Locked, to: EntryStatus, reason: string | null, actor: Actor): Promise<EntryRow> {
@@ -101,7 +102,7 @@ export async function approveReview(actor: Actor, input: { id: string; categoryI
   let pushAfterCommit = false;
   const result = await withOpenReview(actor, input.id, 'approved', async (l) => {
     if (input.categoryId) await assertActiveCategory(l.tx, l.review.workspace_id, input.categoryId);
-    assertEntryCanBecome(l.entry, 'COMPLETED');
+    await assertEntryCanBecome(l, 'COMPLETED');
     const connection = l.review.connection_id ? await loadConnection(null, l.review.connection_id, l.tx) : null;
     const review = await decide(l, actor, 'APPROVED', 'REVIEW_APPROVED', {
       notes: input.notes ?? l.review.notes,
@@ -122,7 +123,7 @@ export async function approveReview(actor: Actor, input: { id: string; categoryI
 /** → REJECTED, entry → REJECTED with the notes as its reason. */
 export async function rejectReview(actor: Actor, input: { id: string; notes: string }): Promise<ReviewObject> {
   return withOpenReview(actor, input.id, 'rejected', async (l) => {
-    assertEntryCanBecome(l.entry, 'REJECTED');
+    await assertEntryCanBecome(l, 'REJECTED');
     const review = await decide(l, actor, 'REJECTED', 'REVIEW_REJECTED', { notes: input.notes });
     return published(l.tx, 'review.rejected', presentReview(review, await moveEntry(l, 'REJECTED', input.notes, actor)));
   });
@@ -131,7 +132,7 @@ export async function rejectReview(actor: Actor, input: { id: string; notes: str
 /** → CHANGES_REQUESTED, entry → PENDING; the entry's next edit puts the review back in the queue. */
 export async function requestChanges(actor: Actor, input: { id: string; notes: string }): Promise<ReviewObject> {
   return withOpenReview(actor, input.id, 'sent back for changes', async (l) => {
-    assertEntryCanBecome(l.entry, 'PENDING');
+    await assertEntryCanBecome(l, 'PENDING');
     const review = await decide(l, actor, 'CHANGES_REQUESTED', 'REVIEW_CHANGES_REQUESTED', { notes: input.notes });
     return published(l.tx, 'review.changes_requested', presentReview(review, await moveEntry(l, 'PENDING', null, actor)));
   });

@@ -42,11 +42,7 @@ export async function announceQueued(tx: Transaction, reviews: ReviewRow[], acto
 
 /** PENDING → UNDER_REVIEW through the ledger core (status table, event, reactions), entries locked in id order. */
 async function moveUnderReview(tx: Transaction, entryIds: number[], actor: EventActor): Promise<void> {
-  const entries = await db().query<EntryRow>('SELECT * FROM entries WHERE id = ANY (CAST(:ids AS bigint[])) ORDER BY id FOR UPDATE', {
-    replacements: { ids: intArrayLiteral(entryIds) },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const entries = await ledger.lockMany(tx, entryIds);
   for (const entry of entries) {
     if (entry.entry_status === 'PENDING') await ledger.setStatus(tx, entry, 'UNDER_REVIEW', null, actor);
   }

@@ -4,7 +4,7 @@ import { clock } from '../../../lib/clock.js';
 import { badRequest, conflict, notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { ListReviewsQuery, ReviewObject } from '../../../../shared/contracts/accounting.js';
-import { loadEntry, lockEntry } from '../../entries/index.js';
+import { ledger, loadEntry, lockEntry } from '../../entries/index.js';
 import { byUser } from '../../entries/index.js';
 import { coversProject, loadConnection, lockConnection } from '../connections/connection-rows.js';
 import { intArrayLiteral } from '../pg-arrays.js';
@@ -112,11 +112,15 @@ export async function backfillReviews(actor: Actor, connectionId: string): Promi
         WHERE e.workspace_id = :ws AND e.entry_status <> 'VOIDED'
           AND (cardinality(CAST(:projects AS int[])) = 0 OR e.project_id = ANY (CAST(:projects AS int[])))
           AND NOT EXISTS (SELECT 1 FROM accounting_reviews r WHERE r.entry_id = e.id AND r.connection_id = :connectionId)
-        ORDER BY e.id
-        FOR UPDATE OF e`,
+        ORDER BY e.id`,
       { replacements: params, type: QueryTypes.SELECT, transaction: tx },
     );
     if (candidates.length === 0) return { queued: 0 };
+    // locked through the ledger core; the insert reads them again after the lock (a status committed meanwhile)
+    await ledger.lockMany(
+      tx,
+      candidates.map((c) => c.id),
+    );
     const now = clock.now();
     const reviews = await db().query<ReviewRow>(
       `INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status, created_at, updated_at)

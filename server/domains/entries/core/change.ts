@@ -3,16 +3,15 @@ import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
-import { closedPeriodAt } from '../../periods/index.js';
-import { assertPeriodsOpenAt } from './period-check.js';
-import { updateEntryRow, type EntryRow } from '../entry-rows.js';
+import { assertWritable, refusalOf, writeRefusal } from './writable.js';
+import { lockMany, updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
 import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
 import { reloadRow } from './create.js';
 import { reactions } from './reactions.js';
-import { canMove, DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
+import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {
   if (isFrozen(row.entry_status)) throw conflict(`A ${row.entry_status} entry cannot be ${doing}`);
@@ -72,8 +71,7 @@ export async function editEntryRow(
   actor: EventActor,
   eventData: Record<string, unknown> = {},
 ): Promise<EntryRow | null> {
-  assertNotFrozen(row, 'edited');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date, edit.entryDate]);
+  await assertWritable(tx, row, { kind: 'edit', date: edit.entryDate });
   const { changes, columns } = diffEdit(row, edit);
   if (Object.keys(changes).length === 0) return null;
   await assertReferences(tx, row.workspace_id, {
@@ -81,6 +79,7 @@ export async function editEntryRow(
     categoryIds: [edit.categoryId],
     projectIds: [edit.projectId],
   });
+  if (columns.amount_cents !== undefined) await assertNotHeldByMatch(tx, row, 'its amount changes');
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
   if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
@@ -116,6 +115,21 @@ async function assertAmountCovers(tx: Transaction, entryId: number, amount: numb
   if (amount < used) throw conflict(`amountCents ${amount} is below the ${used} already refunded or reimbursed`);
 }
 
+/**
+ * CONTRACT §14 "A match always balances": the amount (type, currency) of an entry in a bank match does not change
+ * while the match stands (409: delete the match first). A matched entry is always reconciled (the match reconciles
+ * it, and the database refuses to unreconcile it while matched), so an unreconciled one costs no query.
+ */
+async function assertNotHeldByMatch(tx: Transaction, row: EntryRow, doing: string): Promise<void> {
+  if (!row.is_reconciled) return;
+  const matchId = (await reactions().bankMatchOf(tx, row))?.matchId ?? null;
+  if (matchId !== null) {
+    throw conflict(
+      `Entry ${row.id} is in bank match ${matchId}, which must stay balanced; delete the match (DELETE /reconciliation/matches/${matchId}) before ${doing}`,
+    );
+  }
+}
+
 async function assertItemsAddUp(tx: Transaction, entryId: number, amount: number): Promise<void> {
   const [items] = await db().query<{ n: number; total: number }>(
     'SELECT count(*)::int AS n, COALESCE(SUM(amount_cents), 0)::bigint AS total FROM entry_items WHERE entry_id = :id',
@@ -137,23 +151,21 @@ export async function moveEntryStatus(
   actor: EventActor,
   source: TransitionSource = 'USER',
 ): Promise<EntryRow> {
-  if (!canMove(source, row.entry_status, to)) throw conflict(`An entry cannot move from ${row.entry_status} to ${to}`);
-  if (to === 'VOIDED') await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  // the status table; CONTRACT §7: a void, or a move into or out of the counted statuses, would move a closed period's totals
+  await assertWritable(tx, row, { kind: 'status', to, source });
   // a person's status change is STATUS_CHANGED whatever the target; a provider's void is VOIDED
   return writeStatus(tx, row, to, reason, actor, source !== 'USER' && to === 'VOIDED' ? 'VOIDED' : 'STATUS_CHANGED');
 }
 
 /** A void (CONTRACT §5 void, and the original of a correction): 409 when frozen or in a closed period. */
 export async function voidEntryRow(tx: Transaction, row: EntryRow, reason: string, actor: EventActor): Promise<EntryRow> {
-  assertNotFrozen(row, 'voided');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  await assertWritable(tx, row, { kind: 'void' });
   return writeStatus(tx, row, 'VOIDED', reason, actor, 'VOIDED');
 }
 
 /** The original of a full refund becomes VOIDED "Fully refunded" — unless its date is in a closed period (the lock wins). */
 export async function voidFullyRefunded(tx: Transaction, original: EntryRow, actor: EventActor): Promise<void> {
-  if (isFrozen(original.entry_status)) return;
-  if (await closedPeriodAt(tx, original.workspace_id, original.entry_date)) return;
+  if ((await refusalOf(tx, original, { kind: 'void' })) !== null) return;
   await writeStatus(tx, original, 'VOIDED', 'Fully refunded', actor, 'VOIDED');
 }
 
@@ -168,14 +180,35 @@ async function writeStatus(
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
-  // read again only when a reaction may have changed the row (a void dissolved a bank match: unreconciled)
-  return (await reactions().entryStatusChanged(tx, row, updated, actor)) ? reloadRow(tx, row.id) : updated;
+  const reacted = await reactions().entryStatusChanged(tx, row, updated, actor);
+  // CONTRACT §14: a void (or correction), reject or cancel dissolves the entry's bank match (a matched entry is reconciled)
+  const dissolved = DEAD_STATUSES.includes(to) && row.is_reconciled && (await dissolveBankMatch(tx, updated, actor));
+  // read again only when the row may have changed since (its match dissolved: unreconciled; a reaction)
+  return reacted || dissolved ? reloadRow(tx, row.id) : updated;
+}
+
+/**
+ * The entry's bank match dissolved, in the order of banking's locks (entries, then the match and its lines): the
+ * match's entries locked here, banking releases its lines and the match, and the core unreconciles the entries with
+ * UNRECONCILED {matchId} and their outbound events. True when there was a match.
+ */
+async function dissolveBankMatch(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<boolean> {
+  const held = await reactions().bankMatchOf(tx, entry);
+  if (held === null) return false;
+  const rows = await lockMany(tx, held.entryIds);
+  await reactions().releaseBankMatch(tx, held.matchId);
+  await setReconciledRows(
+    tx,
+    rows.map((row) => ({ row, matchId: held.matchId })),
+    false,
+    actor,
+  );
+  return true;
 }
 
 /** CONTRACT §5 tags: 409 on a frozen entry or one dated in a closed period; archived or foreign tags: 400. */
 export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: number[], actor: EventActor): Promise<EntryRow> {
-  assertNotFrozen(row, 'retagged');
-  await assertPeriodsOpenAt(tx, row.workspace_id, [row.entry_date]);
+  await assertWritable(tx, row, { kind: 'tags' });
   await assertReferences(tx, row.workspace_id, { tagIds });
   const before = await tagIdsOf(tx, row.id);
   const after = [...new Set(tagIds)].sort((a, b) => a - b);
@@ -217,8 +250,9 @@ export async function setReconciledRows(
 ): Promise<EntryRow[]> {
   for (const { row, matchId } of items) {
     const fromMatch = matchId !== undefined;
-    if (isReconciled || !fromMatch) assertNotFrozen(row, 'reconciled');
-    if (!isReconciled && !fromMatch && row.is_reconciled) await reactions().assertCanUnreconcile(tx, row);
+    const refusal = isReconciled || !fromMatch ? writeRefusal(row, { kind: 'reconcile' }, () => undefined) : null;
+    if (refusal !== null) throw conflict(refusal);
+    if (!isReconciled && !fromMatch) await assertNotHeldByMatch(tx, row, 'unreconciling it');
   }
   const changing = items.filter((i) => i.row.is_reconciled !== isReconciled);
   if (changing.length === 0) return items.map((i) => i.row);

@@ -9,6 +9,7 @@ import { canonicalJson, recordEvent, type EventActor } from '../events.js';
 import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { preparedQuery } from './raw-sql.js';
+import { writeRefusal } from './writable.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
@@ -100,7 +101,8 @@ async function prepare(tx: Transaction, given: EntryDraft, draft: EntryDraft, ch
     numbers(all((r) => (r.entrySourceId === undefined ? [] : [r.entrySourceId]))),
     strings(all((r) => r.categoryIds)),
   ]);
-  if (row.closed_period !== null) throw conflict(`${given.entryDate} is in the closed accounting period "${row.closed_period}"`);
+  const refusal = writeRefusal(null, { kind: 'create', date: given.entryDate }, () => row.closed_period ?? undefined);
+  if (refusal !== null) throw conflict(refusal);
   for (const refs of checks) assertFound(row, refs);
   return row;
 }

@@ -4,6 +4,7 @@ import { clock } from '../../../lib/clock.js';
 import { postgresErrorOf } from '../../../lib/errors.js';
 import type { EntryType } from '../../../../shared/contracts/entries.js';
 import type { EntryRow } from '../entry-rows.js';
+import { insertEntriesSql } from '../entry-writes.js';
 import { recordEvents, type EventActor } from '../events.js';
 import { reactions, type NewEntryFields } from './reactions.js';
 
@@ -31,19 +32,21 @@ export type IngestSource = { workspaceId: number; entrySourceId: number; integra
 const UNIQUE_VIOLATION = '23505';
 const EXTERNAL_ID_KEY = 'entries_integration_external_key';
 
+/** The batch as the row source of the one insert of entries (entry-writes.ts), in externalId order. */
 const insertSql = (onConflict: string) =>
-  `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents,
-                        from_party_id, to_party_id, entry_date, description, reference, category_id, exclude_from_sync, created_by,
-                        created_at, updated_at, integration_id, external_id, fx_rate, fx_rate_date, amount_base_cents)
-   SELECT $1, r.project_id, $2, r.entry_type, 'PENDING', r.base_currency, r.amount_cents, r.from_party_id, r.to_party_id,
-          r.entry_date, r.description, r.reference, r.category_id, COALESCE(r.exclude_from_sync, false), NULL, $3::timestamptz,
-          $3::timestamptz, $4::uuid, r.external_id, r.fx_rate, r.fx_rate_date, r.amount_base_cents
-     FROM jsonb_to_recordset($5::jsonb) AS r(external_id text, project_id int, entry_type text, base_currency text,
-          amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
-          category_id uuid, exclude_from_sync boolean, fx_rate text, fx_rate_date date, amount_base_cents bigint)
-    ORDER BY r.external_id COLLATE "C"
-   ${onConflict}
-   RETURNING *`;
+  insertEntriesSql(
+    `(SELECT nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS id, $1::int AS workspace_id, j.project_id,
+             $2::int AS entry_source_id, j.entry_type, 'PENDING'::text AS entry_status, j.base_currency, j.amount_cents,
+             j.from_party_id, j.to_party_id, j.entry_date, j.description, j.reference,
+             COALESCE(j.exclude_from_sync, false) AS exclude_from_sync, j.category_id, NULL::uuid AS created_by,
+             $3::timestamptz AS created_at, $3::timestamptz AS updated_at, j.fx_rate, j.fx_rate_date, j.amount_base_cents,
+             $4::uuid AS integration_id, j.external_id
+        FROM jsonb_to_recordset($5::jsonb) AS j(external_id text, project_id int, entry_type text, base_currency text,
+             amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
+             category_id uuid, exclude_from_sync boolean, fx_rate text, fx_rate_date date, amount_base_cents bigint)
+       ORDER BY j.external_id COLLATE "C") r`,
+    onConflict,
+  );
 
 const lostRace = (err: unknown): boolean => {
   const pgError = postgresErrorOf(err);

@@ -106,10 +106,16 @@ export type EntryReactions = {
    */
   entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
   /**
-   * A person (not a bank match) is about to clear the reconciled flag of the locked entry:
-   * throw (409) when another domain holds it reconciled (an entry in a bank match, CONTRACT §14).
+   * The bank match (CONTRACT §14) the locked entry is in, with the ids of its entries, or null: while it stands the
+   * entry is not unreconciled by a person nor changes its amount (409), and a move to VOIDED, CANCELLED or REJECTED
+   * dissolves it.
    */
-  assertCanUnreconcile(tx: Transaction, row: EntryRow): Promise<void>;
+  bankMatchOf(tx: Transaction, row: EntryRow): Promise<{ matchId: string; entryIds: number[] } | null>;
+  /**
+   * Banking's own part of dissolving a match whose entries the core has locked: its lines UNMATCHED, the match gone.
+   * The core then unreconciles the entries (UNRECONCILED {matchId}, entry.unreconciled) itself.
+   */
+  releaseBankMatch(tx: Transaction, matchId: string): Promise<void>;
   /** The entry's tags were replaced (its outbound entry.updated). */
   entryTagsChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The reconciled flag flipped (manual, or a bank match of §14): entry.reconciled / entry.unreconciled. */

@@ -7,6 +7,8 @@ export type TransitionSource = 'USER' | 'WEBHOOK' | 'SYNC';
 export const FROZEN_STATUSES: readonly EntryStatus[] = ['VOIDED', 'CANCELLED'];
 /** CONTRACT §5 invariant: the statuses whose refunds and reimbursements count against their original. */
 export const DEAD_STATUSES: readonly EntryStatus[] = ['VOIDED', 'CANCELLED', 'REJECTED'];
+/** CONTRACT §11: the statuses reports count; a closed period's totals are the sum of its entries in them (§7). */
+export const COUNTED_STATUSES: readonly EntryStatus[] = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
 export const REASON_REQUIRED: readonly EntryStatus[] = ['REJECTED', 'CANCELLED', 'VOIDED'];
 
 const WEBHOOK_TARGETS: readonly EntryStatus[] = ['COMPLETED', 'REJECTED', 'VOIDED'];
@@ -45,4 +47,5 @@ export const TRANSITIONS: Record<TransitionSource, Record<EntryStatus, readonly 
 };
 
 export const canMove = (source: TransitionSource, from: EntryStatus, to: EntryStatus): boolean => TRANSITIONS[source][from].includes(to);
+export const isCounted = (status: EntryStatus): boolean => COUNTED_STATUSES.includes(status);
 export const isFrozen = (status: EntryStatus): boolean => FROZEN_STATUSES.includes(status);

@@ -1,11 +1,11 @@
 import type { Transaction } from '../../db/database.js';
-import { presentEntry, type DerivedEntry, type EntryRow } from '../entries/index.js';
-import { wakeWorkersAfterCommit } from './delivery-wakeup.js';
-import { outboxCtesSql, outboxRows, publish, publishMany, type PublishedEventType } from './outbox.js';
+import { outboxCtesSql, outboxRows, publish, publishMany, wakeWorkersAfterCommit, type PublishedEventType } from '../webhooks/index.js';
+import { presentEntry, type EntryRow } from './entry-rows.js';
+import type { DerivedEntry } from './core/reactions.js';
 
 /**
- * The outbound events of entry changes (CONTRACT §15), answered from the ledger core's one
- * dispatcher (server/domains/reactions.ts): each event carries the entry as that change left it.
+ * The outbound events of entry changes (CONTRACT §15), built by the ledger core itself (webhooks only stores and
+ * delivers them, and imports no domain): each event carries the entry as that change left it.
  * A refund, reimbursement or correction is announced by its own type (object: the new entry, with
  * `data.originalEntryId`) instead of entry.created.
  */
