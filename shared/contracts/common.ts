@@ -31,6 +31,22 @@ export const Country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case')
   .meta({ maxLength: 2 });
+/**
+ * A list-valued query parameter (CONTRACT §1): the comma form `1,2`, the repeated form and the bracket
+ * form (the HTTP layer gives the last two as an array) all mean the same list; empty items are dropped.
+ */
+export const QueryList = <T extends z.ZodType>(item: T, max: number) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string'))
+        ? ([] as string[])
+            .concat(v)
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item).min(1).max(max),
+  );
 export const QueryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /* ---------- output values (responses) ---------- */

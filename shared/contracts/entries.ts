@@ -14,6 +14,7 @@ import {
   Page,
   PageQuery,
   QueryBool,
+  QueryList,
   RecordKey,
   Sha256Hex,
   Text,
@@ -223,16 +224,7 @@ export const EventObject = z.object({
 });
 export const VerifyResult = z.object({ valid: z.boolean(), count: CountValue, firstBrokenEventId: UuidValue.nullable() });
 
-const TagIdList = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : v,
-  z.array(IntId).min(1).max(100),
-);
+const TagIdList = QueryList(IntId, 100);
 
 /** Filters shared by GET /entries and the CSV export. */
 export const EntryFilters = z.object({
