@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { isIsoCurrency } from '../currencies.js';
 
 /**
  * Every string in a contract has a maxLength and every array a maxItems (OpenAPI document, Spectral
@@ -23,10 +24,13 @@ export const BigIntId = z.coerce.number().int().positive().max(Number.MAX_SAFE_I
 export const Uuid = z.uuid().meta({ maxLength: 36 });
 export const Timestamp = z.string().max(30).meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 export const IsoDate = z.iso.date().meta({ maxLength: 10 }).describe('YYYY-MM-DD');
-export const Currency = z
+/** A currency code as stored and returned (responses): three upper-case letters. */
+export const CurrencyValue = z
   .string()
   .regex(/^[A-Z]{3}$/, 'ISO 4217 code, upper case')
   .meta({ maxLength: 3 });
+/** A currency a request names (CONTRACT §5): a code of the ISO 4217 list (shared/currencies.ts); `ABC` or `XTS` is a 400. */
+export const Currency = CurrencyValue.refine(isIsoCurrency, 'not a currency of the ISO 4217 list').describe('ISO 4217 currency code');
 export const Country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case')
