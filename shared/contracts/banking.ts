@@ -42,6 +42,10 @@ const CsvMappingShape = {
   decimalSeparator: z.enum(['.', ',']),
   delimiter: CsvDelimiter.optional().describe('Detected from the first line when absent'),
   hasHeader: z.boolean().default(true),
+  encoding: z
+    .enum(['utf-8', 'utf-16', 'iso-8859-1', 'windows-1252'])
+    .optional()
+    .describe('the text encoding of the file (default utf-8; utf-16 needs a byte-order mark); bytes it does not define are a 400'),
 };
 
 const oneAmountSource = (m: { amountColumn?: unknown; debitColumn?: unknown; creditColumn?: unknown }) =>
