@@ -41,7 +41,7 @@ function queryParameterNames(doc: Document, item: unknown, operation: unknown): 
     ...(((operation as { parameters?: Parameter[] }).parameters ?? []) as Parameter[]),
   ];
   const components = (doc.components?.parameters ?? {}) as Record<string, Parameter>;
-  const resolved = listed.map((p) => (p.$ref ? components[p.$ref.replace('#/components/parameters/', '')] ?? p : p));
+  const resolved = listed.map((p) => (p.$ref ? (components[p.$ref.replace('#/components/parameters/', '')] ?? p) : p));
   return new Set(resolved.filter((p) => p.in === 'query').map((p) => String(p.name)));
 }
 

@@ -40,7 +40,12 @@ const csvIds = async (query: string): Promise<number[]> => {
 describe('list-valued query parameters (CONTRACT §1)', () => {
   it('tagIds: the comma, repeated and bracket forms filter alike, on REST and on the CSV export', async () => {
     const both = [ids.a, ids.b].sort((x, y) => x - y);
-    for (const q of [`tagIds=${tagA},${tagB}`, `tagIds=${tagA}&tagIds=${tagB}`, `tagIds[]=${tagA}&tagIds[]=${tagB}`, `tagIds%5B%5D=${tagA}&tagIds%5B%5D=${tagB}`]) {
+    for (const q of [
+      `tagIds=${tagA},${tagB}`,
+      `tagIds=${tagA}&tagIds=${tagB}`,
+      `tagIds[]=${tagA}&tagIds[]=${tagB}`,
+      `tagIds%5B%5D=${tagA}&tagIds%5B%5D=${tagB}`,
+    ]) {
       expect(await listed(q), q).toEqual(both);
       expect(await csvIds(q), q).toEqual(both);
     }
@@ -57,8 +62,18 @@ describe('list-valued query parameters (CONTRACT §1)', () => {
   });
 
   it('a scalar given two values is a 400, not one of them', async () => {
-    expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[0]}&projectId[]=${w.projectIds[1]}`, { token: w.token }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&workspaceId=${w.workspaceId}`, { token: w.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.get(`/entries?workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[0]}&projectId[]=${w.projectIds[1]}`, {
+        token: w.token,
+      }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectErrorBody(
+      await api.get(`/entries?workspaceId=${w.workspaceId}&workspaceId=${w.workspaceId}`, { token: w.token }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('the parser merges the spellings of one name and leaves other brackets alone', () => {
@@ -79,7 +94,11 @@ describe('unknown query parameters (CONTRACT §1)', () => {
 
   it('a write with an unknown query parameter is refused and writes nothing', async () => {
     const before = await listed('limit=100');
-    const res = await api.post(`/entries?dryRun=true`, { projectId: w.projectId, entryType: 'EXPENSE', amountCents: 5, baseCurrency: 'USD', entryDate: '2026-01-15' }, { token: w.token });
+    const res = await api.post(
+      `/entries?dryRun=true`,
+      { projectId: w.projectId, entryType: 'EXPENSE', amountCents: 5, baseCurrency: 'USD', entryDate: '2026-01-15' },
+      { token: w.token },
+    );
     expectErrorBody(res, 400, 'BAD_REQUEST');
     expect(await listed('limit=100')).toEqual(before);
   });
