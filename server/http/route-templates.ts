@@ -15,8 +15,9 @@ const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head',
 const OPERATIONAL_PREFIXES: readonly [prefix: string, label: string][] = [['/docs/assets/', '/docs/assets/*']];
 
 let treesByMethod: Map<string, Node> | undefined;
-/** The query parameter names of each documented operation, by `METHOD template`. */
-const queryNames = new Map<string, Set<string>>();
+/** What the query check needs of each documented operation, by `METHOD template`. */
+export type QueryContract = { names: ReadonlySet<string>; bearer: boolean };
+const queryContracts = new Map<string, QueryContract>();
 let procedures: Set<string> | undefined;
 
 const newNode = (): Node => ({ literals: new Map() });
@@ -54,7 +55,11 @@ function tree(method: string): Node | undefined {
       for (const [m, operation] of Object.entries(item ?? {})) {
         if (!HTTP_METHODS.has(m)) continue;
         const key = m.toUpperCase();
-        queryNames.set(`${key} ${path}`, queryParameterNames(doc, item, operation));
+        const security = (operation as { security?: Record<string, unknown>[] }).security ?? [];
+        queryContracts.set(`${key} ${path}`, {
+          names: queryParameterNames(doc, item, operation),
+          bearer: security.some((s) => 'Authorization' in s),
+        });
         const root = treesByMethod.get(key) ?? newNode();
         treesByMethod.set(key, root);
         insert(root, path);
@@ -81,10 +86,10 @@ export function documentedTemplate(method: string, path: string): string | undef
   return match(root, inner === '' ? [] : inner.split('/'), 0);
 }
 
-/** The query parameter names a documented operation takes, or undefined for a path no operation documents. */
-export function documentedQueryNames(method: string, path: string): ReadonlySet<string> | undefined {
+/** The query parameters a documented operation takes and whether it needs a bearer token; undefined for a path no operation documents. */
+export function documentedQueryContract(method: string, path: string): QueryContract | undefined {
   const template = documentedTemplate(method, path);
-  return template === undefined ? undefined : queryNames.get(`${method} ${template}`);
+  return template === undefined ? undefined : queryContracts.get(`${method} ${template}`);
 }
 
 function trpcLabel(path: string): string {

@@ -110,12 +110,21 @@ describe('unknown query parameters (CONTRACT §1)', () => {
       for (const method of Object.keys(item)) {
         if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
         const concrete = path.replace(/\{[^}]+\}/g, (m) => (/id$/i.test(m.slice(1, -1)) ? '00000000-0000-4000-8000-000000000001' : '1'));
-        const res = await api.request(method.toUpperCase(), `${concrete}?zzUnknownParam=1`, { token: w.token });
+        const res = await api.request(method.toUpperCase(), `${concrete}?zzUnknownParam=1`, {
+          token: w.token,
+          headers: { 'X-Webhook-Secret': 'x' },
+        });
         count++;
         if (res.status !== 400 || !String(res.body?.message).includes('zzUnknownParam')) refused.push(`${method} ${path} → ${res.status}`);
       }
     }
     expect(count).toBeGreaterThan(100);
     expect(refused).toEqual([]);
+  });
+
+  it('a caller without a valid token gets its 401 first, as on any call', async () => {
+    expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`), 401, 'UNAUTHORIZED');
+    expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`, { token: 'not-a-token' }), 401, 'UNAUTHORIZED');
+    expectErrorBody(await api.post('/auth/login?bogus=1', { email: 'a@b.c', password: 'whatever-it-is' }), 400, 'BAD_REQUEST');
   });
 });
