@@ -1,6 +1,6 @@
 import { parse } from 'node:querystring';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../lib/errors.js';
+import { unknownQueryParameters } from '../lib/query-parameters.js';
 import { sendError } from './errors.js';
 import { documentedQueryContract } from './route-templates.js';
 import { authorizeRequest } from '../domains/auth/index.js';
@@ -30,20 +30,20 @@ export function parseQueryString(text: string): QueryValues {
  * An unknown query parameter is a 400, never silently ignored (CONTRACT §1), on every documented
  * operation: REST procedures and express routes alike, POSTs included. The names a route takes are
  * its query parameters in the OpenAPI document, which is generated from the zod contracts. As on
- * every call, a caller without a valid bearer token gets its 401 first. Runs before any body is
- * read and before idempotency, so a refused request changes and keeps nothing.
+ * every call, a caller without a valid bearer token gets its 401 first; routes that check their own
+ * credential (ingest's API key, the webhook secret) refuse query parameters themselves after it
+ * (assertNoQueryParameters). Runs before any body is read and before idempotency, so a refused
+ * request changes and keeps nothing.
  */
 export async function rejectUnknownQueryParameters(req: Request, res: Response, next: NextFunction): Promise<void> {
   const contract = documentedQueryContract(req.method === 'HEAD' ? 'GET' : req.method, req.path);
-  if (!contract) return next();
+  if (!contract || contract.credential === 'own') return next();
   const unknown = Object.keys(req.query as QueryValues).filter((name) => !contract.names.has(name));
   if (unknown.length === 0) return next();
   try {
-    if (contract.bearer) await authorizeRequest(req.get('Authorization'));
+    if (contract.credential === 'bearer') await authorizeRequest(req.get('Authorization'));
   } catch (err) {
     return sendError(res, err);
   }
-  const message = `Unknown query parameter${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`;
-  const issues = [{ code: 'unrecognized_keys', keys: unknown, path: [], message }];
-  sendError(res, new AppError('BAD_REQUEST', message, { issues }));
+  sendError(res, unknownQueryParameters(unknown));
 }

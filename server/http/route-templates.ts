@@ -16,7 +16,7 @@ const OPERATIONAL_PREFIXES: readonly [prefix: string, label: string][] = [['/doc
 
 let treesByMethod: Map<string, Node> | undefined;
 /** What the query check needs of each documented operation, by `METHOD template`. */
-export type QueryContract = { names: ReadonlySet<string>; bearer: boolean };
+export type QueryContract = { names: ReadonlySet<string>; credential: 'none' | 'bearer' | 'own' };
 const queryContracts = new Map<string, QueryContract>();
 let procedures: Set<string> | undefined;
 
@@ -58,7 +58,11 @@ function tree(method: string): Node | undefined {
         const security = (operation as { security?: Record<string, unknown>[] }).security ?? [];
         queryContracts.set(`${key} ${path}`, {
           names: queryParameterNames(doc, item, operation),
-          bearer: security.some((s) => 'Authorization' in s),
+          credential: security.some((s) => 'Authorization' in s)
+            ? 'bearer'
+            : security.some((s) => Object.keys(s).length > 0)
+              ? 'own'
+              : 'none',
         });
         const root = treesByMethod.get(key) ?? newNode();
         treesByMethod.set(key, root);
@@ -86,7 +90,7 @@ export function documentedTemplate(method: string, path: string): string | undef
   return match(root, inner === '' ? [] : inner.split('/'), 0);
 }
 
-/** The query parameters a documented operation takes and whether it needs a bearer token; undefined for a path no operation documents. */
+/** The query parameters a documented operation takes and the credential it checks (none, a bearer token, its own); undefined for a path no operation documents. */
 export function documentedQueryContract(method: string, path: string): QueryContract | undefined {
   const template = documentedTemplate(method, path);
   return template === undefined ? undefined : queryContracts.get(`${method} ${template}`);

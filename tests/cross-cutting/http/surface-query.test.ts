@@ -106,20 +106,50 @@ describe('unknown query parameters (CONTRACT §1)', () => {
   it('every documented operation refuses an unknown query parameter', async () => {
     const refused: string[] = [];
     let count = 0;
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
-      for (const method of Object.keys(item)) {
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { security?: object[] }>>)) {
+      for (const [method, op] of Object.entries(item)) {
         if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const security = op.security ?? [];
+        const bearer = security.some((s) => 'Authorization' in s);
+        if (!bearer && security.some((s) => Object.keys(s).length > 0)) continue; // its own credential: the next test
         const concrete = path.replace(/\{[^}]+\}/g, (m) => (/id$/i.test(m.slice(1, -1)) ? '00000000-0000-4000-8000-000000000001' : '1'));
-        const res = await api.request(method.toUpperCase(), `${concrete}?zzUnknownParam=1`, {
-          token: w.token,
-          headers: { 'X-Webhook-Secret': 'x' },
-        });
+        const res = await api.request(method.toUpperCase(), `${concrete}?zzUnknownParam=1`, { token: w.token });
         count++;
         if (res.status !== 400 || !String(res.body?.message).includes('zzUnknownParam')) refused.push(`${method} ${path} → ${res.status}`);
       }
     }
     expect(count).toBeGreaterThan(100);
     expect(refused).toEqual([]);
+  });
+
+  it('ingest and the accounting webhook check their own credential first, then refuse the parameter and write nothing', async () => {
+    const integration = await api.post('/integrations', { workspaceId: w.workspaceId, name: 'Feed' }, { token: w.token });
+    const item = {
+      externalId: 'q1',
+      projectId: w.projectId,
+      entryType: 'EXPENSE',
+      amountCents: 5,
+      baseCurrency: 'USD',
+      entryDate: '2026-01-15',
+    };
+    expectErrorBody(await api.post('/api/v1/ingest?bogus=1', { entries: [item] }), 401, 'UNAUTHORIZED');
+    const refused = await api.post('/api/v1/ingest?bogus=1', { entries: [item] }, { headers: { 'X-API-Key': integration.body.apiKey } });
+    expectErrorBody(refused, 400, 'BAD_REQUEST');
+    expect(refused.body.message).toContain('bogus');
+    const connection = await api.post(
+      '/accounting/connections',
+      { workspaceId: w.workspaceId, providerType: 'MANUAL', name: 'Books', credentials: { apiKey: 'k' } },
+      { token: w.token },
+    );
+    const hook = (query: string) =>
+      api.request('POST', `/webhooks/accounting/${connection.body.id}${query}`, {
+        rawBody: JSON.stringify({ eventId: 'evt-q', action: 'ENTRY_APPROVED', entryId: ids.none }),
+        headers: { 'Content-Type': 'application/json' },
+      });
+    expectErrorBody(await hook('?bogus=1'), 400, 'BAD_REQUEST');
+    expect((await api.get(`/entries/${ids.none}`, { token: w.token })).body.entryStatus).toBe('PENDING');
+    expect((await hook('')).status).toBe(200); // the same event id was not used up by the refused delivery
+    expect(await listed(`search=${'q1'}`)).toEqual([]);
   });
 
   it('a caller without a valid token gets its 401 first, as on any call', async () => {
