@@ -11,6 +11,7 @@ import { expressRoutes } from './http/express-routes.js';
 import { docsRouter } from './http/docs.js';
 import { requestContext, emptyBodyIsJson, rejectDeepJson, rejectNulCharacters } from './http/request-context.js';
 import { idempotency } from './http/idempotency.js';
+import { parseQueryString, rejectUnknownQueryParameters } from './http/query-string.js';
 import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
 import { mcpRouter } from './mcp/mcp.http.js';
@@ -34,7 +35,7 @@ export function createApp(): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('query parser', 'simple');
+  app.set('query parser', parseQueryString);
 
   app.use(requestContext);
   app.use(metricsRouter(routeTemplateOf)); // request counts and latency by route; GET /metrics (public, see README)
@@ -62,6 +63,7 @@ export function createApp(): Express {
     res.type('application/json').send(openapi);
   });
   app.use(docsRouter());
+  app.use(rejectUnknownQueryParameters);
 
   app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
   app.use(WEBHOOK_PREFIX, jsonBodiesOnly, webhookRawBody()); // raw bytes for the provider signature

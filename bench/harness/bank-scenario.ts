@@ -136,7 +136,7 @@ async function importScenario(c: BenchContext, format: 'CAMT053' | 'CSV'): Promi
   const p0 = performance.now();
   let parsed = 0;
   const ctx = { currency: 'EUR', issues: new IssueCollector(), sink: async (batch: unknown[]) => void (parsed += batch.length) };
-  if (format === 'CSV') await parseCsv(bytes, CSV_MAPPING, ctx);
+  if (format === 'CSV') await parseCsv(bytes.toString('utf8'), CSV_MAPPING, ctx);
   else await parseCamt053(bytes.toString('utf8'), ctx);
   const parseSeconds = (performance.now() - p0) / 1000;
   const parseCpu = process.cpuUsage(cpu0);

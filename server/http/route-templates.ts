@@ -7,11 +7,17 @@ export const UNMATCHED = 'unmatched';
 
 /** A segment tree of the documented paths of one method: literal segments before `{param}` ones. */
 type Node = { literals: Map<string, Node>; param?: Node; template?: string };
+type Parameter = { in?: string; name?: string; $ref?: string };
+type Document = ReturnType<typeof buildOpenApiDocument>;
+const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
 /** Routes that are neither in openapi.json nor tRPC procedures. */
 const OPERATIONAL_PREFIXES: readonly [prefix: string, label: string][] = [['/docs/assets/', '/docs/assets/*']];
 
 let treesByMethod: Map<string, Node> | undefined;
+/** What the query check needs of each documented operation, by `METHOD template`. */
+export type QueryContract = { names: ReadonlySet<string>; credential: 'none' | 'bearer' | 'own' };
+const queryContracts = new Map<string, QueryContract>();
 let procedures: Set<string> | undefined;
 
 const newNode = (): Node => ({ literals: new Map() });
@@ -29,13 +35,35 @@ function insert(root: Node, path: string): void {
   node.template = path;
 }
 
+/** The `in: query` parameter names of an operation, its path item's included, `$ref`s resolved. */
+function queryParameterNames(doc: Document, item: unknown, operation: unknown): Set<string> {
+  const listed = [
+    ...(((item as { parameters?: Parameter[] }).parameters ?? []) as Parameter[]),
+    ...(((operation as { parameters?: Parameter[] }).parameters ?? []) as Parameter[]),
+  ];
+  const components = (doc.components?.parameters ?? {}) as Record<string, Parameter>;
+  const resolved = listed.map((p) => (p.$ref ? (components[p.$ref.replace('#/components/parameters/', '')] ?? p) : p));
+  return new Set(resolved.filter((p) => p.in === 'query').map((p) => String(p.name)));
+}
+
 /** Every documented operation (tRPC-OpenAPI procedures and express routes alike), one tree per method. */
 function tree(method: string): Node | undefined {
   if (!treesByMethod) {
     treesByMethod = new Map();
-    for (const [path, item] of Object.entries(buildOpenApiDocument().paths ?? {})) {
-      for (const m of Object.keys(item ?? {})) {
+    const doc = buildOpenApiDocument();
+    for (const [path, item] of Object.entries(doc.paths ?? {})) {
+      for (const [m, operation] of Object.entries(item ?? {})) {
+        if (!HTTP_METHODS.has(m)) continue;
         const key = m.toUpperCase();
+        const security = (operation as { security?: Record<string, unknown>[] }).security ?? [];
+        queryContracts.set(`${key} ${path}`, {
+          names: queryParameterNames(doc, item, operation),
+          credential: security.some((s) => 'Authorization' in s)
+            ? 'bearer'
+            : security.some((s) => Object.keys(s).length > 0)
+              ? 'own'
+              : 'none',
+        });
         const root = treesByMethod.get(key) ?? newNode();
         treesByMethod.set(key, root);
         insert(root, path);
@@ -60,6 +88,12 @@ export function documentedTemplate(method: string, path: string): string | undef
   if (!root || !path.startsWith('/')) return undefined;
   const inner = path.endsWith('/') ? path.slice(1, -1) : path.slice(1);
   return match(root, inner === '' ? [] : inner.split('/'), 0);
+}
+
+/** The query parameters a documented operation takes and the credential it checks (none, a bearer token, its own); undefined for a path no operation documents. */
+export function documentedQueryContract(method: string, path: string): QueryContract | undefined {
+  const template = documentedTemplate(method, path);
+  return template === undefined ? undefined : queryContracts.get(`${method} ${template}`);
 }
 
 function trpcLabel(path: string): string {

@@ -1,34 +1,10 @@
-/** ISO 4217 minor-unit exponents that differ from 2. */
-const EXPONENTS: Record<string, number> = {
-  BIF: 0,
-  CLP: 0,
-  DJF: 0,
-  GNF: 0,
-  ISK: 0,
-  JPY: 0,
-  KMF: 0,
-  KRW: 0,
-  PYG: 0,
-  RWF: 0,
-  UGX: 0,
-  UYI: 0,
-  VND: 0,
-  VUV: 0,
-  XAF: 0,
-  XOF: 0,
-  XPF: 0,
-  BHD: 3,
-  IQD: 3,
-  JOD: 3,
-  KWD: 3,
-  LYD: 3,
-  OMR: 3,
-  TND: 3,
-  CLF: 4,
-  UYW: 4,
-};
+import { ISO_4217_EXPONENTS } from '../../shared/currencies.js';
 
-export const currencyExponent = (currency: string): number => EXPONENTS[currency] ?? 2;
+/** The ISO 4217 minor-unit exponent of a currency, from the list the contracts accept (CONTRACT §5). */
+export const currencyExponent = (currency: string): number => ISO_4217_EXPONENTS.get(currency) ?? 2;
+
+/** The codes whose exponent is not 2: the SQL CASE lists only these. */
+const EXPONENTS = Object.fromEntries([...ISO_4217_EXPONENTS].filter(([, exponent]) => exponent !== 2));
 
 /** SQL expression: the ISO 4217 exponent of the currency in `column` (same table as currencyExponent). */
 export const currencyExponentSql = (column: string): string =>

@@ -5,6 +5,7 @@ import {
   CentsValue,
   CountValue,
   Currency,
+  CurrencyValue,
   IntId,
   IntIdValue,
   IsoDate,
@@ -41,6 +42,10 @@ const CsvMappingShape = {
   decimalSeparator: z.enum(['.', ',']),
   delimiter: CsvDelimiter.optional().describe('Detected from the first line when absent'),
   hasHeader: z.boolean().default(true),
+  encoding: z
+    .enum(['utf-8', 'utf-16', 'iso-8859-1', 'windows-1252'])
+    .optional()
+    .describe('the text encoding of the file (default utf-8; utf-16 needs a byte-order mark); bytes it does not define are a 400'),
 };
 
 const oneAmountSource = (m: { amountColumn?: unknown; debitColumn?: unknown; creditColumn?: unknown }) =>
@@ -57,7 +62,7 @@ export const BankAccountObject = z.object({
   id: UuidValue,
   workspaceId: IntIdValue,
   name: Text(NAME_MAX),
-  currency: Currency,
+  currency: CurrencyValue,
   accountNumberLast4: Text(4).nullable(),
   projectId: IntIdValue,
   partyId: IntIdValue.nullable(),
@@ -159,7 +164,7 @@ export const BankLineObject = z.object({
   bookingDate: IsoDate,
   valueDate: IsoDate.nullable(),
   amountCents: CentsValue.describe('Signed: positive = money in'),
-  currency: Currency,
+  currency: CurrencyValue,
   description: Text(TEXT_MAX).nullable(),
   counterpartyName: Text(255).nullable(),
   counterpartyAccount: Text(64).nullable(),

@@ -1,4 +1,5 @@
 import { z } from 'zod/v4';
+import { isIsoCurrency } from '../currencies.js';
 
 /**
  * Every string in a contract has a maxLength and every array a maxItems (OpenAPI document, Spectral
@@ -23,14 +24,33 @@ export const BigIntId = z.coerce.number().int().positive().max(Number.MAX_SAFE_I
 export const Uuid = z.uuid().meta({ maxLength: 36 });
 export const Timestamp = z.string().max(30).meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
 export const IsoDate = z.iso.date().meta({ maxLength: 10 }).describe('YYYY-MM-DD');
-export const Currency = z
+/** A currency code as stored and returned (responses): three upper-case letters. */
+export const CurrencyValue = z
   .string()
   .regex(/^[A-Z]{3}$/, 'ISO 4217 code, upper case')
   .meta({ maxLength: 3 });
+/** A currency a request names (CONTRACT §5): a code of the ISO 4217 list (shared/currencies.ts); `ABC` or `XTS` is a 400. */
+export const Currency = CurrencyValue.refine(isIsoCurrency, 'not a currency of the ISO 4217 list').describe('ISO 4217 currency code');
 export const Country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case')
   .meta({ maxLength: 2 });
+/**
+ * A list-valued query parameter (CONTRACT §1): the comma form `1,2`, the repeated form and the bracket
+ * form (the HTTP layer gives the last two as an array) all mean the same list; empty items are dropped.
+ */
+export const QueryList = <T extends z.ZodType>(item: T, max: number) =>
+  z.preprocess(
+    (v) =>
+      typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string'))
+        ? ([] as string[])
+            .concat(v)
+            .flatMap((s) => s.split(','))
+            .map((s) => s.trim())
+            .filter(Boolean)
+        : v,
+    z.array(item).min(1).max(max),
+  );
 export const QueryBool = z.enum(['true', 'false']).transform((v) => v === 'true');
 
 /* ---------- output values (responses) ---------- */

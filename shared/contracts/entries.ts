@@ -6,6 +6,7 @@ import {
   CentsValue,
   CountValue,
   Currency,
+  CurrencyValue,
   EmailValue,
   IntId,
   IntIdValue,
@@ -14,6 +15,7 @@ import {
   Page,
   PageQuery,
   QueryBool,
+  QueryList,
   RecordKey,
   Sha256Hex,
   Text,
@@ -50,7 +52,7 @@ export const EntryObject = z.object({
   entryType: EntryType,
   entryStatus: EntryStatus,
   statusReason: Text(TEXT_MAX).nullable(),
-  baseCurrency: Currency,
+  baseCurrency: CurrencyValue,
   amountCents: AmountCents,
   fromPartyId: IntIdValue.nullable(),
   toPartyId: IntIdValue.nullable(),
@@ -223,16 +225,7 @@ export const EventObject = z.object({
 });
 export const VerifyResult = z.object({ valid: z.boolean(), count: CountValue, firstBrokenEventId: UuidValue.nullable() });
 
-const TagIdList = z.preprocess(
-  (v) =>
-    typeof v === 'string'
-      ? v
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : v,
-  z.array(IntId).min(1).max(100),
-);
+const TagIdList = QueryList(IntId, 100);
 
 /** Filters shared by GET /entries and the CSV export. */
 export const EntryFilters = z.object({

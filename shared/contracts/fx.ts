@@ -1,6 +1,17 @@
 import { z } from 'zod/v4';
 import { DEFAULT_UPLOAD_LIMIT_BYTES } from './documents.js';
-import { BigIntId, BigIntIdValue, CentsValue, CountValue, Currency, IntId, IntIdValue, IsoDate, Timestamp } from './common.js';
+import {
+  BigIntId,
+  BigIntIdValue,
+  CentsValue,
+  CountValue,
+  Currency,
+  CurrencyValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  Timestamp,
+} from './common.js';
 
 /** CONTRACT §17: a rate has at most this many decimals and significant digits. */
 export const RATE_MAX_DECIMALS = 10;
@@ -49,7 +60,7 @@ export const RateSource = z.enum(['MANUAL', 'IMPORT']);
 export const FxRateObject = z.object({
   id: BigIntIdValue,
   workspaceId: IntIdValue,
-  currency: Currency,
+  currency: CurrencyValue,
   rateDate: IsoDate,
   rate: z.string().max(RATE_TEXT_MAX).meta({ pattern: '^[0-9]+(\\.[0-9]+)?$' }).describe('canonical decimal string ("1.5", not "1.50")'),
   source: RateSource,

@@ -1,5 +1,17 @@
 import { z } from 'zod/v4';
-import { CentsValue, Country, CountValue, Currency, IntId, IntIdValue, IsoDate, NAME_MAX, QueryBool, Text } from './common.js';
+import {
+  CentsValue,
+  Country,
+  CountValue,
+  Currency,
+  CurrencyValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  NAME_MAX,
+  QueryBool,
+  Text,
+} from './common.js';
 import { TAG_NAME_MAX } from './tags.js';
 
 /** CONTRACT §12: raw values per entry type in a distribution. */
@@ -48,7 +60,7 @@ const MAX_CURRENCIES = 26 ** 3;
 const MAX_CALENDAR_DAYS = 366;
 
 export const CurrencyBreakdownRow = z.object({
-  currency: Currency,
+  currency: CurrencyValue,
   incomeCents: Cents,
   expenseCents: Cents,
   netCents: Cents,
@@ -59,7 +71,7 @@ export const Unconverted = z
   .object({
     entryCount: Count,
     amountCentsByCurrency: z
-      .record(Currency, Cents)
+      .record(CurrencyValue, Cents)
       .meta({ maxProperties: MAX_CURRENCIES })
       .describe('per currency, the signed net in its minor units (income positive, expense negative)'),
   })
@@ -77,7 +89,7 @@ export const SummaryReport = z.object({
     .meta({ maxLength: 5 })
     .nullable()
     .describe('the one currency, MIXED, or null when there are no entries'),
-  currencies: z.array(Currency).max(MAX_CURRENCIES),
+  currencies: z.array(CurrencyValue).max(MAX_CURRENCIES),
   isCurrencyMixed: z.boolean(),
   currencyBreakdown: z
     .array(CurrencyBreakdownRow)

@@ -14,7 +14,7 @@ import {
   UuidValue,
 } from './common.js';
 import { DOCUMENT_NAME_MAX, DocumentType } from './documents.js';
-import { AmountCents, EntryType, MAX_ENTRY_TAGS } from './entries.js';
+import { EntryType, MAX_AMOUNT_CENTS, MAX_ENTRY_TAGS } from './entries.js';
 
 /** CONTRACT §16 limits. */
 export const RULES_PER_WORKSPACE_MAX = 200;
@@ -52,14 +52,17 @@ const TextCondition = z
     path: ['value'],
   });
 
+/** An amount a condition compares with (CONTRACT §16): 0 is allowed, so `gt 0` says "any amount". */
+const ConditionAmount = z.number().int().min(0).max(MAX_AMOUNT_CENTS);
+
 const AmountCompare = z
-  .object({ field: z.literal('amountCents'), operator: z.enum(['eq', 'gt', 'gte', 'lt', 'lte']), value: AmountCents })
+  .object({ field: z.literal('amountCents'), operator: z.enum(['eq', 'gt', 'gte', 'lt', 'lte']), value: ConditionAmount })
   .strict();
 const AmountBetween = z
   .object({
     field: z.literal('amountCents'),
     operator: z.literal('between'),
-    value: z.tuple([AmountCents, AmountCents]).describe('[min, max], both inclusive'),
+    value: z.tuple([ConditionAmount, ConditionAmount]).describe('[min, max], both inclusive'),
   })
   .strict()
   .refine((c) => c.value[0] <= c.value[1], { message: 'between needs [min, max] with min <= max', path: ['value'] });

@@ -1,10 +1,10 @@
 import { z } from 'zod/v4';
-import { Currency, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
+import { Currency, CurrencyValue, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
 
 export const WorkspaceObject = z.object({
   id: IntIdValue,
   name: Text(NAME_MAX),
-  baseCurrency: Currency,
+  baseCurrency: CurrencyValue,
   createdAt: Timestamp,
   updatedAt: Timestamp,
 });

@@ -222,10 +222,11 @@ describe('POST /fx-rates/import', () => {
 
   it('keeps at most 15 significant digits when inverting small ECB rates (1/0.0000003 = 3333333.33333333)', async () => {
     const x = await fxWorld(api, 'EUR');
-    expect((await importFile(x, ecbXml({ '2026-05-04': { XAU: '0.0000003', IDR: '17000' } }), 'daily.xml')).status).toBe(200);
+    // CLF stands in for a currency worth millions of euros (XAU, gold, is no currency of the list: CONTRACT §5)
+    expect((await importFile(x, ecbXml({ '2026-05-04': { CLF: '0.0000003', IDR: '17000' } }), 'daily.xml')).status).toBe(200);
     const rows = (await api.get('/fx-rates', { token: x.token, query: { workspaceId: x.workspaceId } })).body;
     // 1/17000 = 0.0000588235294117647… → 10 decimals 0.0000588235
-    expect(rows.map((r: any) => `${r.currency} ${r.rate}`)).toEqual(['IDR 0.0000588235', 'XAU 3333333.33333333']);
+    expect(rows.map((r: any) => `${r.currency} ${r.rate}`)).toEqual(['CLF 3333333.33333333', 'IDR 0.0000588235']);
   });
 
   it('refuses ECB XML for a workspace that is not EUR-based (rates per EUR)', async () => {

@@ -138,7 +138,9 @@ describe('rules: validation (400)', () => {
     await bad({ conditions: [condition('description', 'contains', '')] });
     await bad({ conditions: [condition('description', 'contains', 5)] });
     await bad({ conditions: [condition('amountCents', 'contains', 5)] });
-    await bad({ conditions: [condition('amountCents', 'gt', 0)] });
+    await bad({ conditions: [condition('amountCents', 'gt', -1)] }); // 0 is "any amount" (CONTRACT §16); below it nothing is
+    await bad({ conditions: [condition('amountCents', 'between', [-5, 5])] });
+    await bad({ conditions: [condition('amountCents', 'lte', 1_000_000_000_000_001)] });
     await bad({ conditions: [condition('amountCents', 'gt', 1.5)] });
     await bad({ conditions: [condition('amountCents', 'between', [10, 1])] });
     await bad({ conditions: [condition('amountCents', 'between', 5)] });

@@ -11,9 +11,11 @@ import { autoMatchInTx } from './auto-match.js';
 import { parseCamt053 } from './parsers/camt053.js';
 import { parseCsv } from './parsers/csv.js';
 import { detectFormat } from './parsers/detect.js';
+import { declaredEncoding, decodeText, sniffText } from './parsers/decode.js';
 import { parseOfx } from './parsers/ofx.js';
 import { IssueCollector, type ParsedLine, type ParseContext, type StatementHeader } from './parsers/types.js';
 import { presentStatement, type StatementRow } from './statement-rows.js';
+import { publish } from '../webhooks/index.js';
 
 export type StatementFile = { bytes: Buffer; fileName: string | null };
 export type ImportOptions = { format?: StatementFormat; csvMapping?: string };
@@ -126,14 +128,21 @@ function mappingFor(account: AccountRow, given: string | undefined): CsvMapping 
   return parseInput(CsvMapping, json);
 }
 
-async function parseInto(
-  format: StatementFormat,
-  file: StatementFile,
-  mapping: CsvMapping | null,
-  ctx: ParseContext,
-): Promise<StatementHeader> {
-  if (format === 'CSV') return parseCsv(file.bytes, mapping!, ctx);
-  const text = file.bytes.toString('utf8');
+/**
+ * The file as text (CONTRACT §14): a CSV in its mapping's `encoding` (a UTF-16 byte-order mark
+ * or else UTF-8 when it names none), XML and OFX by their byte-order mark and declared encoding.
+ * A byte the encoding does not define is a 400 naming its line, never a replacement character.
+ */
+function fileText(format: StatementFormat, file: StatementFile, mapping: CsvMapping | null): string {
+  const declared = format === 'CSV' && mapping?.encoding ? mapping.encoding : declaredEncoding(file.bytes, format);
+  const decoded = typeof declared === 'string' ? decodeText(file.bytes, declared) : declared;
+  if ('issue' in decoded)
+    throw new AppError('BAD_REQUEST', `The statement cannot be read: ${decoded.issue.message}`, { issues: [decoded.issue] });
+  return decoded.text;
+}
+
+async function parseInto(format: StatementFormat, text: string, mapping: CsvMapping | null, ctx: ParseContext): Promise<StatementHeader> {
+  if (format === 'CSV') return parseCsv(text, mapping!, ctx);
   return format === 'OFX' ? parseOfx(text, ctx) : parseCamt053(text, ctx);
 }
 
@@ -155,8 +164,9 @@ export async function importStatement(
     const account = await loadAccount(actor, accountId, tx, options.csvMapping === undefined ? 'share' : 'update');
     assertActive(account);
     const mapping = mappingFor(account, options.csvMapping);
-    const format = options.format ?? detectFormat(file.bytes.subarray(0, 8192).toString('utf8'));
+    const format = options.format ?? detectFormat(sniffText(file.bytes));
     if (format === 'CSV' && !mapping) throw badRequest('A CSV statement needs a csvMapping (none given, none saved on the account)');
+    const text = fileText(format, file, mapping);
     const currency = account.currency.trim();
     const now = clock.now().toISOString();
     const sha256 = createHash('sha256').update(file.bytes).digest('hex');
@@ -173,7 +183,7 @@ export async function importStatement(
     );
     const writer = new LineWriter(tx, [account.workspace_id, account.id, statement.id, currency, now]);
     const issues = new IssueCollector();
-    const header = await parseInto(format, file, mapping, { currency, issues, sink: writer.sink });
+    const header = await parseInto(format, text, mapping, { currency, issues, sink: writer.sink });
     await writer.done();
     if (header.currency && header.currency !== currency && !issues.any)
       issues.add(1, `The statement is in ${header.currency}, the account in ${currency}`);
@@ -204,6 +214,8 @@ export async function importStatement(
       },
     );
     if (options.csvMapping !== undefined && mapping) await saveCsvMapping(tx, account.id, mapping);
-    return presentStatement(row);
+    const statementObject = presentStatement(row);
+    await publish(tx, { workspaceId: account.workspace_id, type: 'bank_statement.imported', object: statementObject });
+    return statementObject;
   });
 }

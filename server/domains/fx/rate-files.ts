@@ -2,13 +2,13 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { canonicalRate, rateProblem } from '../../../shared/contracts/fx.js';
 import { invertRate } from './rate-inversion.js';
+import { isIsoCurrency } from '../../../shared/currencies.js';
 
 /** One rate of an imported file, with the line it came from. */
 export type FileRate = { line: number; currency: string; rateDate: string; rate: string };
 export type FileIssue = { line: number; message: string };
 export type ParsedRateFile = { format: 'CSV' | 'ECB_XML'; rates: FileRate[]; issues: FileIssue[] };
 
-const CURRENCY = /^[A-Z]{3}$/;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 function isRealDate(d: string): boolean {
   const time = DATE.test(d) ? Date.parse(`${d}T00:00:00Z`) : NaN;
@@ -18,7 +18,7 @@ function isRealDate(d: string): boolean {
 /** The checks every row passes, whatever the format; the issue's message, or undefined. */
 function rowProblem(currency: string, rateDate: string, rate: string): string | undefined {
   if (!isRealDate(rateDate)) return `date "${rateDate.slice(0, 20)}" is not a YYYY-MM-DD date`;
-  if (!CURRENCY.test(currency)) return `currency "${currency.slice(0, 20)}" is not an ISO 4217 code (three upper-case letters)`;
+  if (!isIsoCurrency(currency)) return `currency "${currency.slice(0, 20)}" is not a code of the ISO 4217 list (upper case)`;
   const problem = rateProblem(rate);
   return problem ? `rate "${rate.slice(0, 40)}" ${problem}` : undefined;
 }
@@ -100,6 +100,8 @@ export function parseEcbXml(text: string): ParsedRateFile {
       const line = lineOf(cube);
       const currency = cube.currency ?? '';
       const perEur = cube.rate ?? '';
+      // the historical file still lists currencies the euro or a redenomination replaced (HRK, CYP, …): no entry carries them
+      if (/^[A-Z]{3}$/.test(currency) && !isIsoCurrency(currency)) continue;
       const problem = rowProblem(currency, rateDate, perEur);
       if (problem) {
         issues.push({ line, message: problem });

@@ -5,12 +5,14 @@ import { documentExpressPath } from '../../http/express-paths.js';
 import { authenticateApiKey, takeIngestSlot } from './ingest-auth.js';
 import { ingestEntries } from './ingest.service.js';
 import { recordIngestItems } from '../../lib/metrics.js';
+import { assertNoQueryParameters } from '../../lib/query-parameters.js';
 
 export const INGEST_PATH = '/api/v1/ingest';
 
 /** POST /api/v1/ingest: API key (401) → rate limit (429) → batch (400 for the envelope, per-item results otherwise). */
 async function ingest(req: Request, res: Response): Promise<void> {
   const caller = await authenticateApiKey(req.get('X-API-Key'));
+  assertNoQueryParameters(req.query); // CONTRACT §1, after the key check
   await takeIngestSlot(caller);
   const result = await ingestEntries(caller, req.body);
   recordIngestItems(result);

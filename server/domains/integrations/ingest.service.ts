@@ -13,6 +13,7 @@ import type { IngestCaller } from './ingest-auth.js';
 import { findOrCreateParties, findOrCreateTags, type NameIds, type NewParty } from './ingest-names.js';
 import { loadRuleContext, ruleError } from './ingest-rules.js';
 import { existingEntryIds } from './ingest-writes.js';
+import { outOfScopeByRules } from './ingest-scope.js';
 
 type Candidate = { index: number; item: IngestItem };
 type Results = Map<number, IngestItemResult>;
@@ -90,10 +91,20 @@ async function writeBatch(tx: Transaction, caller: IngestCaller, candidates: Can
     caller.workspaceId,
     fresh.map((c) => c.item),
   );
-  const accepted = fresh.filter((c) => {
+  const checked = fresh.filter((c) => {
     const error = ruleError(c.item, caller, ctx);
     if (error) results.set(c.index, failed(c.item.externalId, error));
     return !error;
+  });
+  // 2b. a scoped integration: where the rules (trigger INGEST) would move each item stays in scope
+  const moved = await outOfScopeByRules(
+    tx,
+    caller,
+    checked.map((c) => c.item),
+  );
+  const accepted = checked.filter((c, i) => {
+    if (moved[i]) results.set(c.index, failed(c.item.externalId, moved[i]));
+    return !moved[i];
   });
   // 3. the same externalId twice in this batch: the first one is written, the later ones are DUPLICATE
   const first = new Map<string, Candidate>();

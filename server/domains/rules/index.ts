@@ -6,6 +6,8 @@
  *   per workspace, never per entry.
  * - `evaluateRules(ruleSet, draft, ctx, trigger)` — pure, in memory: the draft after the rules,
  *   the rules applied (for RULE_APPLIED events) and the documents they request.
+ * - `evaluateNewEntries(tx, workspaceId, trigger, drafts, …)` — the same for a batch of new drafts,
+ *   with the rule set and party names loaded (ingest checks where its rules would move an item).
  */
 export { rulesRouter } from './rules.router.js';
 export { createRule } from './rules.service.js';
@@ -17,7 +19,10 @@ export type { RuleDraft, RuleContext, AppliedRule, DocumentRequest, Evaluation, 
 
 import type { Transaction } from '../../db/database.js';
 import { ruleCache, type LoadedRuleSet } from './rule-cache.js';
-import { prepareNewEntries } from './rules-on-create.js';
+import { evaluateNewEntries, prepareNewEntries } from './rules-on-create.js';
+
+/** The drafts as the rules of a trigger would leave them, nothing written (a caller's checks before it creates). */
+export { evaluateNewEntries };
 
 /** What rules do when the ledger core creates entries (wired in server/domains/reactions.ts). */
 export const ruleReactions = { prepareNewEntries };

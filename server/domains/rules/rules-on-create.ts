@@ -9,7 +9,8 @@ import { ruleCache } from './rule-cache.js';
  * The rules of CONTRACT §16 on new entries, before they are inserted (inside the creating
  * transaction): the workspace's rule set comes from the cache (one load per call, whatever the
  * number of drafts), the names of the parties the drafts name in one query, and every draft is
- * evaluated in memory. Returns one evaluation per draft, in order.
+ * evaluated in memory. Returns one evaluation per draft, in order. `knownNames` names parties the
+ * database does not hold yet (a caller's placeholders for parties it will create by name).
  */
 export async function evaluateNewEntries(
   tx: Transaction,
@@ -17,11 +18,12 @@ export async function evaluateNewEntries(
   trigger: CreateTrigger,
   drafts: RuleDraft[],
   bankCounterparties?: (string | null | undefined)[],
+  knownNames?: ReadonlyMap<number, string>,
 ): Promise<Evaluation[]> {
   const ruleSet = await ruleCache.load(tx, workspaceId);
   const running = ruleSet.rules.filter((r) => r.triggers.has(trigger));
   if (running.length === 0) return drafts.map((draft) => ({ draft, applied: [], documentRequests: [] }));
-  const names = new Map(ruleSet.partyNames);
+  const names = new Map([...ruleSet.partyNames, ...(knownNames ?? [])]);
   const needNames = running.some((r) => r.readsCounterparty);
   const unknown = needNames ? partyIdsToName(ruleSet, drafts).filter((id) => !names.has(id)) : [];
   if (unknown.length > 0) {

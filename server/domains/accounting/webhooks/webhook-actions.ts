@@ -5,7 +5,7 @@ import { badRequest, notFound } from '../../../lib/errors.js';
 import type { WebhookBody } from '../../../../shared/contracts/sync.js';
 import { requestDocumentInTransaction } from '../../documents/index.js';
 import { isFrozen, ledger, loadEntry, lockEntry, type EntryRow, type EventActor } from '../../entries/index.js';
-import type { ConnectionRow } from '../connections/connection-rows.js';
+import { coversProject, type ConnectionRow } from '../connections/connection-rows.js';
 
 export type WebhookOutcome = { received: true; action: WebhookBody['action']; entryId: number } | { received: true; duplicate: true };
 
@@ -65,7 +65,10 @@ async function claimEvent(tx: Transaction, connection: ConnectionRow, body: Webh
   return rows.length === 1;
 }
 
-/** The entry named by `entryId`, or by the `externalId` of its sync record on this connection; of the connection's workspace (else 404). */
+/**
+ * The entry named by `entryId`, or by the `externalId` of its sync record on this connection; of the
+ * connection's workspace and, when the connection has `projectIds`, of one of those projects (else 404).
+ */
 async function namedEntry(tx: Transaction, connection: ConnectionRow, body: WebhookBody): Promise<EntryRow> {
   let byExternal: number | null = null;
   if (body.externalId !== undefined) {
@@ -82,7 +85,7 @@ async function namedEntry(tx: Transaction, connection: ConnectionRow, body: Webh
     throw badRequest('entryId and externalId name different entries');
   }
   const entry = await loadEntry(null, id, tx);
-  if (entry.workspace_id !== connection.workspace_id) throw notFound('Entry');
+  if (entry.workspace_id !== connection.workspace_id || !coversProject(connection, entry.project_id)) throw notFound('Entry');
   return entry;
 }
 

@@ -9,6 +9,7 @@ import { Uuid } from '../../../../shared/contracts/common.js';
 import { WebhookBody, WebhookResult } from '../../../../shared/contracts/sync.js';
 import { handleWebhook } from './webhook-actions.js';
 import { assertProviderSignature, assertWebhookSecret, webhookConnection } from './webhook-auth.js';
+import { assertNoQueryParameters } from '../../../lib/query-parameters.js';
 
 export const WEBHOOK_PREFIX = '/webhooks/accounting';
 
@@ -46,6 +47,7 @@ async function receive(req: Request, res: Response): Promise<void> {
   assertWebhookSecret(connection, req.get('X-Webhook-Secret'));
   const raw: Buffer = res.locals.webhookRawBody ?? Buffer.alloc(0);
   assertProviderSignature(connection, req.get('intuit-signature'), raw);
+  assertNoQueryParameters(req.query); // CONTRACT §1, after the credential checks
   res.status(200).json(await handleWebhook(connection, parseBody(raw)));
 }
 

@@ -4,9 +4,14 @@ import { parseAmount, parseIsoDateStart } from './values.js';
 
 type Money = { cents: number; currency: string | undefined } | { error: string };
 
+/** ISO 20022 amounts are unsigned decimals: the sign comes from CdtDbtInd alone (CONTRACT §14). */
+const UNSIGNED_DECIMAL = /^\d+(\.\d+)?$/;
+
 function money(amt: unknown, indicator: string | undefined, currency: string): Money {
   const text = typeof amt === 'string' ? amt : (textAt(amt) ?? '');
   const ccy = amt && typeof amt === 'object' ? ((amt as Record<string, unknown>)['@Ccy'] as string | undefined) : undefined;
+  if (!UNSIGNED_DECIMAL.test(text.trim()))
+    return { error: `Amt "${text.trim().slice(0, 40)}" is not an unsigned decimal (the sign comes from CdtDbtInd alone)` };
   const parsed = parseAmount(text, '.', currency);
   if ('error' in parsed) return parsed;
   if (indicator !== 'CRDT' && indicator !== 'DBIT') return { error: `CdtDbtInd "${indicator ?? ''}" is neither CRDT nor DBIT` };
@@ -67,9 +72,11 @@ async function parseStatement(xml: string, firstLine: number, header: StatementH
   const to = parseIsoDateStart(textAt(stmt, 'FrToDt', 'ToDtTm'));
 
   let sum = 0;
+  let position = 0;
   let minDate: string | null = null;
   let maxDate: string | null = null;
   for (const block of entries.blocks()) {
+    position++;
     let ntry: unknown;
     try {
       ntry = at(parseBlock(block.xml), 'Ntry');
@@ -82,7 +89,7 @@ async function parseStatement(xml: string, firstLine: number, header: StatementH
     const indicator = textAt(ntry, 'CdtDbtInd');
     const m = money(at(ntry, 'Amt'), indicator, ctx.currency);
     const bookingDate = parseIsoDateStart(textAt(ntry, 'BookgDt', 'Dt') ?? textAt(ntry, 'BookgDt', 'DtTm'));
-    if ('error' in m) ctx.issues.add(block.lineNo, m.error);
+    if ('error' in m) ctx.issues.add(block.lineNo, `Entry ${position} (Ntry): ${m.error}`);
     else if (m.currency && m.currency !== ctx.currency)
       ctx.issues.add(block.lineNo, `The entry is in ${m.currency}, the account in ${ctx.currency}`);
     if (!bookingDate) ctx.issues.add(block.lineNo, 'The entry has no valid booking date (BookgDt)');

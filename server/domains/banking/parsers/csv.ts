@@ -46,11 +46,11 @@ function columnIndexes(mapping: CsvMapping, header: string[] | null, ctx: ParseC
   return out;
 }
 
-/** CSV statement through csv-parse's stream: records are read, checked and batched one at a time. */
-export async function parseCsv(bytes: Buffer, mapping: CsvMapping, ctx: ParseContext): Promise<StatementHeader> {
-  const delimiter = mapping.delimiter ?? detectDelimiter(bytes.subarray(0, 64 * 1024).toString('utf8'));
+/** CSV statement (decoded text) through csv-parse's stream: records are read, checked and batched one at a time. */
+export async function parseCsv(text: string, mapping: CsvMapping, ctx: ParseContext): Promise<StatementHeader> {
+  const delimiter = mapping.delimiter ?? detectDelimiter(text);
   const parser = parse({ delimiter, bom: true, relax_column_count: true, skip_empty_lines: true, info: true });
-  Readable.from(chunks(bytes)).pipe(parser);
+  Readable.from(chunks(text)).pipe(parser);
   const batcher = new LineBatcher(ctx);
   let columns: Partial<Record<ColumnKey, number>> | null = mapping.hasHeader ? null : columnIndexes(mapping, null, ctx);
   let periodStart: string | null = null;
@@ -120,6 +120,6 @@ function csvAmount(
   return { cents: debit ? -Math.abs(parsed.cents) : Math.abs(parsed.cents) };
 }
 
-function* chunks(bytes: Buffer, size = 256 * 1024): Generator<Buffer> {
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+function* chunks(text: string, size = 256 * 1024): Generator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
 }

@@ -77,6 +77,7 @@ export async function parseOfx(text: string, ctx: ParseContext): Promise<Stateme
   header.periodEnd = parseOfxDate(textAt(stmtrs, 'BANKTRANLIST', 'DTEND'));
 
   const batcher = new LineBatcher(ctx);
+  const fitids = new Map<string, { lineNo: number; content: string }>();
   for (const block of parts.blocks()) {
     let trn: unknown;
     try {
@@ -92,7 +93,7 @@ export async function parseOfx(text: string, ctx: ParseContext): Promise<Stateme
     if (!bookingDate) ctx.issues.add(block.lineNo, 'DTPOSTED is missing or not a date');
     if ('error' in amount || !bookingDate) continue;
     const name = textAt(trn, 'NAME');
-    await batcher.push({
+    const line = {
       lineNo: block.lineNo,
       bookingDate,
       valueDate: parseOfxDate(textAt(trn, 'DTAVAIL')),
@@ -103,7 +104,17 @@ export async function parseOfx(text: string, ctx: ParseContext): Promise<Stateme
         description: textAt(trn, 'MEMO') ?? name,
         reference: textAt(trn, 'CHECKNUM') ?? textAt(trn, 'REFNUM'),
       }),
-    });
+    };
+    if (line.externalId !== null) {
+      // CONTRACT §14: an identical repeat is a duplicate (skipped by the import); a FITID naming two different transactions is refused
+      const { lineNo, ...fields } = line;
+      const content = JSON.stringify(fields);
+      const first = fitids.get(line.externalId);
+      if (!first) fitids.set(line.externalId, { lineNo, content });
+      else if (first.content !== content)
+        ctx.issues.add(lineNo, `FITID "${line.externalId}" appears twice with different content (lines ${first.lineNo} and ${lineNo})`);
+    }
+    await batcher.push(line);
   }
   await batcher.flush();
   return header;

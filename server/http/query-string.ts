@@ -1,0 +1,49 @@
+import { parse } from 'node:querystring';
+import type { NextFunction, Request, Response } from 'express';
+import { unknownQueryParameters } from '../lib/query-parameters.js';
+import { sendError } from './errors.js';
+import { documentedQueryContract } from './route-templates.js';
+import { authorizeRequest } from '../domains/auth/index.js';
+
+export type QueryValues = Record<string, string | string[]>;
+
+/**
+ * Express's `query parser` (CONTRACT §1): the bracket form `tagIds[]=1&tagIds[]=2` (what axios and
+ * many generated clients send) names the same parameter as `tagIds=1&tagIds=2`; repeats of a name,
+ * bracketed or not, collect into one list; a name given once is a plain string. Comma lists are split
+ * by the contracts' `QueryList`. Nothing else is nested (`a[b]=1` stays a name of its own, unknown).
+ */
+export function parseQueryString(text: string): QueryValues {
+  const raw = parse(text);
+  const lists = new Map<string, string[]>();
+  for (const [key, value] of Object.entries(raw)) {
+    const name = key.endsWith('[]') ? key.slice(0, -2) : key;
+    const values = Array.isArray(value) ? value : [value ?? ''];
+    lists.set(name, [...(lists.get(name) ?? []), ...values]);
+  }
+  const query: QueryValues = Object.create(null) as QueryValues;
+  for (const [name, values] of lists) query[name] = values.length === 1 ? values[0] : values;
+  return query;
+}
+
+/**
+ * An unknown query parameter is a 400, never silently ignored (CONTRACT §1), on every documented
+ * operation: REST procedures and express routes alike, POSTs included. The names a route takes are
+ * its query parameters in the OpenAPI document, which is generated from the zod contracts. As on
+ * every call, a caller without a valid bearer token gets its 401 first; routes that check their own
+ * credential (ingest's API key, the webhook secret) refuse query parameters themselves after it
+ * (assertNoQueryParameters). Runs before any body is read and before idempotency, so a refused
+ * request changes and keeps nothing.
+ */
+export async function rejectUnknownQueryParameters(req: Request, res: Response, next: NextFunction): Promise<void> {
+  const contract = documentedQueryContract(req.method === 'HEAD' ? 'GET' : req.method, req.path);
+  if (!contract || contract.credential === 'own') return next();
+  const unknown = Object.keys(req.query as QueryValues).filter((name) => !contract.names.has(name));
+  if (unknown.length === 0) return next();
+  try {
+    if (contract.credential === 'bearer') await authorizeRequest(req.get('Authorization'));
+  } catch (err) {
+    return sendError(res, err);
+  }
+  sendError(res, unknownQueryParameters(unknown));
+}
