@@ -4,6 +4,9 @@ import { expressPaths } from '../http/express-paths.js';
 import { addIntegerFormats } from './openapi-integer-formats.js';
 import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
+import { registerComponentIds } from './openapi-components.js';
+import { declareIdempotency } from './openapi-idempotency.js';
+import { namePages, tuplesAsArrays } from './openapi-shapes.js';
 import '../http/express-routes.js';
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
@@ -32,6 +35,7 @@ const EXPRESS_SECURITY_SCHEMES = {
 } as const;
 
 export function buildOpenApiDocument(): OpenAPIObject {
+  registerComponentIds();
   const expressRoutePaths = expressPaths();
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Finance Entries Service',
@@ -62,6 +66,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'x-internal': false,
     } as never,
   ];
+  namePages(doc);
+  tuplesAsArrays(doc);
+  declareIdempotency(doc);
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
   addSuccessHeaders(doc);

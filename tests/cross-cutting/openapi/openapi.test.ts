@@ -14,7 +14,7 @@ import { startServer } from '../../support/http.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
-const ERROR_REF = '#/components/schemas/Error';
+const ERROR_REF = '#/components/schemas/ErrorBody';
 const DRIFT = 'openapi.json is out of date: run npm run openapi';
 
 type Schema = Record<string, any>;
@@ -143,8 +143,8 @@ describe('openapi.json', () => {
     }
   });
 
-  it('uses the shared Error schema for every error response, including the statuses each procedure declares', () => {
-    expect(committed.components?.schemas?.Error).toMatchObject({ type: 'object', required: ['message', 'code'] });
+  it('uses the shared ErrorBody schema for every error response, including the statuses each procedure declares', () => {
+    expect(committed.components?.schemas?.ErrorBody).toMatchObject({ type: 'object', required: ['message', 'code'] });
     for (const { key, operation } of operations) {
       const responses = operation.responses ?? {};
       const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
@@ -155,7 +155,7 @@ describe('openapi.json', () => {
       expect(errors, `${key}: 500`).toContain('500');
       for (const status of errors) {
         expect(responses[status]?.description?.trim(), `${key}: ${status} description`).toBeTruthy();
-        expect(responses[status]?.content, `${key}: ${status} must be exactly the Error body`).toEqual({
+        expect(responses[status]?.content, `${key}: ${status} must be exactly the ErrorBody body`).toEqual({
           'application/json': { schema: { $ref: ERROR_REF } },
         });
       }

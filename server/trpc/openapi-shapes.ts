@@ -1,0 +1,63 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { OpenAPIObject } from 'trpc-to-openapi';
+
+type Schema = Record<string, unknown>;
+const SCHEMA_REF = '#/components/schemas/';
+
+function visit(node: unknown, fn: (schema: Schema) => void): void {
+  if (Array.isArray(node)) return node.forEach((child) => visit(child, fn));
+  if (!node || typeof node !== 'object') return;
+  fn(node as Schema);
+  for (const child of Object.values(node)) visit(child, fn);
+}
+
+/**
+ * Tuples (`between` conditions: `[min, max]`) are written by zod as `prefixItems`, which OAS 3.0,
+ * validating proxies (Prism) and several generators do not understand. They become plain arrays of
+ * their (common) item type with minItems = maxItems = the tuple's length; the order of the values is
+ * said by the schema's description.
+ */
+export function tuplesAsArrays(doc: OpenAPIObject): void {
+  visit(doc, (schema) => {
+    const prefix = schema.prefixItems;
+    if (!Array.isArray(prefix)) return;
+    const distinct = prefix.filter((item, i) => prefix.findIndex((other) => isDeepStrictEqual(other, item)) === i);
+    delete schema.prefixItems;
+    schema.items = distinct.length === 1 ? distinct[0] : { anyOf: distinct };
+    schema.minItems = prefix.length;
+    schema.maxItems = prefix.length;
+  });
+}
+
+const isPageOf = (schema: Schema): string | undefined => {
+  const properties = schema.properties as Record<string, Schema> | undefined;
+  if (schema.type !== 'object' || !properties) return undefined;
+  const keys = Object.keys(properties).sort().join(',');
+  if (keys !== 'items,limit,offset,total') return undefined;
+  const ref = (properties.items?.items as Schema | undefined)?.$ref;
+  return typeof ref === 'string' && ref.startsWith(SCHEMA_REF) ? ref.slice(SCHEMA_REF.length) : undefined;
+};
+
+/**
+ * Paged lists (CONTRACT §3: `{items, total, limit, offset}`) built inline by a router
+ * (`Page(ReviewObject)`) become named components too (`ReviewPage`), so a generated client has
+ * one page type per object instead of one per operation.
+ */
+export function namePages(doc: OpenAPIObject): void {
+  const schemas = (doc.components ??= {}).schemas ?? {};
+  doc.components.schemas = schemas;
+  const media = Object.values(doc.paths ?? {}).flatMap((item) =>
+    Object.values(item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>).flatMap(
+      (operation) => Object.values(operation?.responses ?? {}).flatMap((response) => Object.values(response?.content ?? {})),
+    ),
+  );
+  for (const content of media) {
+    const item = content.schema && isPageOf(content.schema);
+    if (!item || !content.schema) continue;
+    const name = `${item}Page`;
+    const existing = schemas[name];
+    if (existing && !isDeepStrictEqual(existing, content.schema)) throw new Error(`openapi: two different pages would be named ${name}`);
+    schemas[name] = content.schema as never;
+    content.schema = { $ref: `${SCHEMA_REF}${name}` };
+  }
+}
