@@ -7,6 +7,9 @@ import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
 import { declareIdempotency } from './openapi-idempotency.js';
 import { namePages, tuplesAsArrays } from './openapi-shapes.js';
+import { addWebhooks } from './openapi-webhooks.js';
+import { describe } from './openapi-descriptions.js';
+import { addExamples } from './openapi-examples.js';
 import '../http/express-routes.js';
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
@@ -66,11 +69,14 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'x-internal': false,
     } as never,
   ];
+  describe(doc);
   namePages(doc);
   tuplesAsArrays(doc);
   declareIdempotency(doc);
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
   addSuccessHeaders(doc);
+  addWebhooks(doc);
+  addExamples(doc);
   return doc;
 }
