@@ -151,7 +151,9 @@ class Synthesizer {
       }
     }
     if (Array.isArray(schema.allOf)) {
-      return Object.assign({}, ...schema.allOf.map((part: Schema) => this.value(part, name)));
+      const parts = schema.allOf.map((part: Schema) => this.value(part, name));
+      const objects = parts.every((part: unknown) => part !== null && typeof part === 'object' && !Array.isArray(part));
+      return objects ? Object.assign({}, ...parts) : parts[0];
     }
     const type = Array.isArray(schema.type) ? schema.type.find((t: string) => t !== 'null') : schema.type;
     switch (type) {
@@ -260,7 +262,10 @@ export function addExamples(doc: OpenAPIObject): void {
   const synthesizer = new Synthesizer((doc.components?.schemas ?? {}) as Record<string, Schema>);
   const items = [
     ...Object.values(doc.paths ?? {}),
-    ...Object.values(((doc as unknown as Record<string, unknown>).webhooks ?? {}) as Record<string, object>),
+    // OAS 3.1 `webhooks`, or `x-webhooks` in the 3.0 rendition
+    ...['webhooks', 'x-webhooks'].flatMap((key) =>
+      Object.values(((doc as unknown as Record<string, unknown>)[key] ?? {}) as Record<string, object>),
+    ),
   ];
   for (const item of items) {
     for (const operation of Object.values(item as Record<string, Operation>)) {

@@ -19,6 +19,10 @@ function visit(node: unknown, fn: (schema: Schema) => void): void {
  */
 export function tuplesAsArrays(doc: OpenAPIObject): void {
   visit(doc, (schema) => {
+    // zod's OAS 3.0 rendition of a tuple: `items: {anyOf: [<one schema per position>]}`
+    const items = schema.items as Schema | undefined;
+    const members = items && Array.isArray(items.anyOf) ? (items.anyOf as unknown[]) : undefined;
+    if (members && members.length > 1 && members.every((m) => isDeepStrictEqual(m, members[0]))) schema.items = members[0];
     const prefix = schema.prefixItems;
     if (!Array.isArray(prefix)) return;
     const distinct = prefix.filter((item, i) => prefix.findIndex((other) => isDeepStrictEqual(other, item)) === i);
