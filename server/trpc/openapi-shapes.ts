@@ -65,3 +65,51 @@ export function namePages(doc: OpenAPIObject): void {
     content.schema = { $ref: `${SCHEMA_REF}${name}` };
   }
 }
+
+/**
+ * File downloads (CSV export, document download, PDF report: `Content-Disposition: attachment`) are
+ * bytes: a success body of a non-JSON media type that is a plain string is documented as
+ * `format: binary`, so generated clients hand back the file instead of parsing it (openapi-generator's
+ * Java client reads a plain string body as JSON and fails on CSV).
+ */
+export function downloadsAsBinary(doc: OpenAPIObject): void {
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(
+      item as Record<string, { responses?: Record<string, { content?: Record<string, { schema?: Schema }> }> }>,
+    )) {
+      for (const [status, response] of Object.entries(operation?.responses ?? {})) {
+        if (!/^2\d\d$/.test(status)) continue;
+        for (const [mediaType, media] of Object.entries(response?.content ?? {})) {
+          if (/json/.test(mediaType) || media.schema?.type !== 'string' || media.schema.format !== undefined) continue;
+          media.schema.format = 'binary';
+        }
+      }
+    }
+  }
+}
+
+/**
+ * An integer's exclusive bound is the next integer's inclusive one: `exclusiveMinimum: 0` (OAS 3.1)
+ * or `minimum: 0, exclusiveMinimum: true` (3.0) becomes `minimum: 1`. Same values, in the form every
+ * reader agrees on (Perl's JSON::Validator refused 1 for an id under the 3.0 form).
+ */
+export function integerBoundsInclusive(doc: OpenAPIObject): void {
+  visit(doc, (schema) => {
+    const integer = schema.type === 'integer' || (Array.isArray(schema.type) && schema.type.includes('integer'));
+    if (!integer) return;
+    if (typeof schema.exclusiveMinimum === 'number') {
+      schema.minimum = Math.max(schema.exclusiveMinimum + 1, typeof schema.minimum === 'number' ? schema.minimum : -Infinity);
+      delete schema.exclusiveMinimum;
+    } else if (schema.exclusiveMinimum === true && typeof schema.minimum === 'number') {
+      schema.minimum += 1;
+      delete schema.exclusiveMinimum;
+    } else if (schema.exclusiveMinimum === false) delete schema.exclusiveMinimum;
+    if (typeof schema.exclusiveMaximum === 'number') {
+      schema.maximum = Math.min(schema.exclusiveMaximum - 1, typeof schema.maximum === 'number' ? schema.maximum : Infinity);
+      delete schema.exclusiveMaximum;
+    } else if (schema.exclusiveMaximum === true && typeof schema.maximum === 'number') {
+      schema.maximum -= 1;
+      delete schema.exclusiveMaximum;
+    } else if (schema.exclusiveMaximum === false) delete schema.exclusiveMaximum;
+  });
+}

@@ -6,7 +6,7 @@ import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
 import { declareIdempotency } from './openapi-idempotency.js';
-import { namePages, tuplesAsArrays } from './openapi-shapes.js';
+import { downloadsAsBinary, integerBoundsInclusive, namePages, tuplesAsArrays } from './openapi-shapes.js';
 import { addWebhooks } from './openapi-webhooks.js';
 import { describe } from './openapi-descriptions.js';
 import { addExamples } from './openapi-examples.js';
@@ -82,6 +82,8 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   describe(doc);
   namePages(doc);
   tuplesAsArrays(doc);
+  downloadsAsBinary(doc);
+  integerBoundsInclusive(doc);
   declareIdempotency(doc);
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
