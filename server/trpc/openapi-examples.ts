@@ -145,6 +145,8 @@ class Synthesizer {
     if (Array.isArray(schema.enum)) return schema.enum.find((v: unknown) => v !== null) ?? schema.enum[0];
     if (schema.default !== undefined && schema.default !== null && typeof schema.default !== 'object') return schema.default;
     for (const key of ['oneOf', 'anyOf'] as const) {
+      // an object's own properties with oneOf branches that only say which of them are required
+      if (Array.isArray(schema[key]) && schema.properties) return this.object(schema);
       if (Array.isArray(schema[key])) {
         const branch = schema[key].find((b: Schema) => !isNullOnly(b)) ?? schema[key][0];
         return this.value(branch, name);
@@ -178,7 +180,13 @@ class Synthesizer {
 
   private object(schema: Schema): Record<string, unknown> {
     const out: Record<string, unknown> = {};
+    // with required-only oneOf branches, follow the first: leave out the properties its `not` forbids
+    const branch = (schema.oneOf ?? schema.anyOf)?.[0] as Schema | undefined;
+    const forbidden = new Set<string>(
+      [branch?.not, ...((branch?.not?.anyOf as Schema[] | undefined) ?? [])].flatMap((s: Schema | undefined) => s?.required ?? []),
+    );
     for (const [key, property] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+      if (forbidden.has(key)) continue;
       const v = NULL_BY_NAME.has(key) && isNullable(property) ? null : this.value(property, key);
       if (v !== undefined) out[key] = v;
     }

@@ -113,3 +113,61 @@ export function integerBoundsInclusive(doc: OpenAPIObject): void {
     } else if (schema.exclusiveMaximum === false) delete schema.exclusiveMaximum;
   });
 }
+
+/** Matches text without a NUL character (PostgreSQL text cannot hold one). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/**
+ * The service refuses a NUL character in any text it is sent (a 400: PostgreSQL text cannot hold
+ * one), so every free-text string of a request (body, query, path) says so with a pattern; strings
+ * that already have a pattern, format or enum exclude it by their own rule.
+ */
+export function requestTextWithoutNul(doc: OpenAPIObject): void {
+  const mark = (node: unknown): void => {
+    visitSchemas(node, (schema) => {
+      const isString = schema.type === 'string' || (Array.isArray(schema.type) && schema.type.includes('string'));
+      if (
+        !isString ||
+        schema.pattern !== undefined ||
+        schema.format !== undefined ||
+        schema.enum !== undefined ||
+        schema.const !== undefined
+      )
+        return;
+      schema.pattern = NO_NUL_PATTERN;
+    });
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(
+      item as Record<string, { parameters?: { schema?: unknown }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } }>,
+    )) {
+      for (const parameter of operation?.parameters ?? []) mark(parameter.schema);
+      for (const media of Object.values(operation?.requestBody?.content ?? {})) mark(media.schema);
+    }
+  }
+}
+
+/** Like visit(), but not into `$ref`s (components are shared with responses) or examples. */
+function visitSchemas(node: unknown, fn: (schema: Schema) => void): void {
+  if (Array.isArray(node)) return node.forEach((child) => visitSchemas(child, fn));
+  if (!node || typeof node !== 'object') return;
+  fn(node as Schema);
+  for (const [key, child] of Object.entries(node)) if (key !== 'example' && key !== 'examples') visitSchemas(child, fn);
+}
+
+/**
+ * A CSV mapping names its amount one way (CONTRACT §14): `amountColumn`, or `debitColumn` and
+ * `creditColumn`, never both. zod checks it with a refinement the schema cannot show, so it is said
+ * in JSON Schema: exactly one of the two shapes.
+ */
+export function csvMappingAmountSource(doc: OpenAPIObject): void {
+  visit(doc, (schema) => {
+    const properties = schema.properties as Record<string, unknown> | undefined;
+    if (!properties || !('amountColumn' in properties) || !('debitColumn' in properties) || !('creditColumn' in properties)) return;
+    if (schema.oneOf) return;
+    schema.oneOf = [
+      { required: ['amountColumn'], not: { anyOf: [{ required: ['debitColumn'] }, { required: ['creditColumn'] }] } },
+      { required: ['debitColumn', 'creditColumn'], not: { required: ['amountColumn'] } },
+    ];
+  });
+}

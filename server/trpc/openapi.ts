@@ -6,7 +6,14 @@ import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
 import { declareIdempotency } from './openapi-idempotency.js';
-import { downloadsAsBinary, integerBoundsInclusive, namePages, tuplesAsArrays } from './openapi-shapes.js';
+import {
+  csvMappingAmountSource,
+  downloadsAsBinary,
+  integerBoundsInclusive,
+  namePages,
+  requestTextWithoutNul,
+  tuplesAsArrays,
+} from './openapi-shapes.js';
 import { addWebhooks } from './openapi-webhooks.js';
 import { describe } from './openapi-descriptions.js';
 import { addExamples } from './openapi-examples.js';
@@ -84,6 +91,8 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   tuplesAsArrays(doc);
   downloadsAsBinary(doc);
   integerBoundsInclusive(doc);
+  requestTextWithoutNul(doc);
+  csvMappingAmountSource(doc);
   declareIdempotency(doc);
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
