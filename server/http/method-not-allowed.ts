@@ -11,8 +11,12 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export function methodNotAllowed(req: Request, res: Response, next: NextFunction): void {
   const method = req.method === 'HEAD' ? 'GET' : req.method;
   if (documentedTemplate(method, req.path)) return next();
-  const allowed = METHODS.filter((m) => documentedTemplate(m, req.path) !== undefined);
-  if (allowed.length === 0) return next();
+  // the resource is the most specific template the path matches (`/rules/preview`, not `/rules/{id}`)
+  const templates = METHODS.map((m) => [m, documentedTemplate(m, req.path)] as const).filter(([, t]) => t !== undefined);
+  if (templates.length === 0) return next();
+  const literals = (template: string) => template.split('/').filter((segment) => segment && !segment.startsWith('{')).length;
+  const resource = templates.map(([, t]) => t!).sort((a, b) => literals(b) - literals(a))[0];
+  const allowed = templates.filter(([, t]) => t === resource).map(([m]) => m);
   res.setHeader('Allow', allowed.join(', '));
   res
     .status(405)
