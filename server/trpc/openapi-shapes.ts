@@ -115,7 +115,8 @@ export function integerBoundsInclusive(doc: OpenAPIObject): void {
 }
 
 /** Matches text without a NUL character (PostgreSQL text cannot hold one). */
-export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+/** Written \x00, not \u0000: Perl reads `\u` in a regular expression as upper-casing. */
+export const NO_NUL_PATTERN = '^[^\\x00]*$';
 
 /**
  * The service refuses a NUL character in any text it is sent (a 400: PostgreSQL text cannot hold
@@ -137,14 +138,31 @@ export function requestTextWithoutNul(doc: OpenAPIObject): void {
       schema.pattern = NO_NUL_PATTERN;
     });
   };
+  const components = (doc.components?.schemas ?? {}) as Record<string, unknown>;
+  const reached = new Set<string>();
+  // components a request sends (rule conditions and actions …): their text is refused with NUL too
+  const follow = (node: unknown): void => {
+    visit(node, (schema) => {
+      const name = typeof schema.$ref === 'string' ? schema.$ref.slice(SCHEMA_REF.length) : undefined;
+      if (!name || reached.has(name) || !components[name]) return;
+      reached.add(name);
+      follow(components[name]);
+    });
+  };
+  type Operation = { parameters?: { schema?: unknown }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } };
   for (const item of Object.values(doc.paths ?? {})) {
-    for (const operation of Object.values(
-      item as Record<string, { parameters?: { schema?: unknown }[]; requestBody?: { content?: Record<string, { schema?: unknown }> } }>,
-    )) {
-      for (const parameter of operation?.parameters ?? []) mark(parameter.schema);
-      for (const media of Object.values(operation?.requestBody?.content ?? {})) mark(media.schema);
+    for (const operation of Object.values(item as Record<string, Operation>)) {
+      const schemas = [
+        ...(operation?.parameters ?? []).map((parameter) => parameter.schema),
+        ...Object.values(operation?.requestBody?.content ?? {}).map((media) => media.schema),
+      ];
+      for (const schema of schemas) {
+        mark(schema);
+        follow(schema);
+      }
     }
   }
+  for (const name of reached) mark(components[name]);
 }
 
 /** Like visit(), but not into `$ref`s (components are shared with responses) or examples. */
