@@ -67,10 +67,11 @@ export function namePages(doc: OpenAPIObject): void {
 }
 
 /**
- * File downloads (CSV export, document download, PDF report: `Content-Disposition: attachment`) are
- * bytes: a success body of a non-JSON media type that is a plain string is documented as
- * `format: binary`, so generated clients hand back the file instead of parsing it (openapi-generator's
- * Java client reads a plain string body as JSON and fails on CSV).
+ * In the OAS 3.0 rendition, file downloads (the CSV export; the document download and the PDF report
+ * already say so) are `format: binary`, 3.0's way of saying bytes, so generated clients hand back
+ * the file instead of parsing it (openapi-generator's Java client reads a plain string body as
+ * JSON). OAS 3.1 keeps the plain string of the media type (3.1 dropped `format: binary`), which
+ * openapi-python-client reads as text.
  */
 export function downloadsAsBinary(doc: OpenAPIObject): void {
   for (const item of Object.values(doc.paths ?? {})) {

@@ -89,7 +89,7 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   describe(doc);
   namePages(doc);
   tuplesAsArrays(doc);
-  downloadsAsBinary(doc);
+  if (v30) downloadsAsBinary(doc);
   integerBoundsInclusive(doc);
   requestTextWithoutNul(doc);
   csvMappingAmountSource(doc);
