@@ -174,6 +174,16 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   replayWebhookEvents: 'Queues again every event of a time window that the endpoint subscribes to.',
   testWebhookEndpoint: 'Sends a `webhook.test` event to this endpoint now and returns the delivery.',
   listWebhookEvents: 'The workspace’s events, oldest first, paged, for consumers that poll or catch up.',
+  // §19 API keys for apps
+  listApiKeys: 'The API keys of a workspace, as a plain array; a key’s secret is never shown again.',
+  getApiKey: 'One API key of a workspace the caller is a member of (never its secret).',
+  revokeApiKey: 'Revokes the key at once: its next call is a 401.',
+  rotateApiKey:
+    'Issues a new secret for the key, shown only in this response; the old secret keeps working for `graceSeconds` ' +
+    '(0 to 86,400, default 0), then 401.',
+  // §21 inbox
+  getInboxDocument: 'One document of the workspace’s inbox with what was read from it (extraction).',
+  deleteInboxDocument: 'Deletes an inbox document while it is UNATTACHED (else 409).',
   // §16 rules
   listRules: 'The rules of a workspace, by priority ascending then creation.',
   getRule: 'One rule.',
