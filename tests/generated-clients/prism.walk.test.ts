@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CACHE_DIR, OPENAPI_31, run, walkWorld } from './harness.js';
 
 /**
@@ -39,7 +39,16 @@ describe('Prism validating proxy', () => {
     const prism = spawn(PRISM, ['proxy', OPENAPI_31, world.env.BASE_URL!, '--host', '127.0.0.1', '--port', String(port), '--errors'], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    afterAll(() => void prism.kill());
+    try {
+      await walkThroughPrism(prism, port, world.env);
+    } finally {
+      prism.kill();
+    }
+  });
+});
+
+async function walkThroughPrism(prism: ReturnType<typeof spawn>, port: number, env: NodeJS.ProcessEnv): Promise<void> {
+  {
     let log = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`prism did not start:\n${log}`)), 120_000);
@@ -50,8 +59,8 @@ describe('Prism validating proxy', () => {
           resolve();
         }
       };
-      prism.stdout.on('data', read);
-      prism.stderr.on('data', read);
+      prism.stdout?.on('data', read);
+      prism.stderr?.on('data', read);
     });
 
     const proxy = `http://127.0.0.1:${port}`;
@@ -67,7 +76,7 @@ describe('Prism validating proxy', () => {
       return JSON.parse(text) as Record<string, any>;
     };
 
-    const { access_token: token } = await call('POST', '/auth/login', { email: world.env.EMAIL, password: world.env.PASSWORD });
+    const { access_token: token } = await call('POST', '/auth/login', { email: env.EMAIL, password: env.PASSWORD });
     const workspace = await call('POST', '/workspaces', { name: 'Prism', baseCurrency: 'USD' }, token);
     const conditions = [
       { field: 'amountCents', operator: 'between', value: [100_000, 500_000] },
@@ -86,5 +95,5 @@ describe('Prism validating proxy', () => {
     await call('POST', '/rules/preview', { workspaceId: workspace.id, match: 'ANY', conditions, actions }, token);
     await call('GET', `/rules/${rule.id}`, undefined, token);
     expect(log).not.toMatch(/violation/i);
-  });
-});
+  }
+}
