@@ -1,9 +1,9 @@
 import { defineConfig } from 'vitest/config';
 
-/** The slow suites: crash tests, long fuzz runs, many randomized race trials. */
+/** The slow suites: crash tests, long fuzz runs, many randomized race trials, clients generated in other languages. */
 export default defineConfig({
   test: {
-    include: ['tests/cross-cutting/hard/**/*.test.ts'],
+    include: ['tests/cross-cutting/hard/**/*.test.ts', 'tests/generated-clients/**/*.walk.test.ts'],
     globalSetup: ['tests/setup/global-setup.ts'],
     setupFiles: ['tests/setup/per-file.ts'],
     pool: 'forks',

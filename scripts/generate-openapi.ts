@@ -1,8 +1,9 @@
 /**
- * Writes the OpenAPI document generated from the routers to `openapi.json` at the repo root.
+ * Writes the OpenAPI documents generated from the routers at the repo root: `openapi.json` (OAS 3.1)
+ * and `openapi-3.0.json` (the same routers rendered as OAS 3.0.3, for tools that read only 3.0).
  *
- *   npm run openapi          regenerate openapi.json
- *   npm run openapi:check    exit 1 when the committed openapi.json differs from the routers
+ *   npm run openapi          regenerate both
+ *   npm run openapi:check    exit 1 when a committed document differs from the routers
  *
  * Needs no database and no configuration: it only loads the routers and their contracts.
  */
@@ -10,14 +11,21 @@ import 'reflect-metadata';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildOpenApiDocument } from '../server/trpc/openapi.js';
+import { buildOpenApiDocument, type OpenApiVersion } from '../server/trpc/openapi.js';
 
-export const OPENAPI_FILE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'openapi.json');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const OPENAPI_FILE = path.join(ROOT, 'openapi.json');
+export const OPENAPI_30_FILE = path.join(ROOT, 'openapi-3.0.json');
 
-/** The exact text committed as openapi.json: 2-space JSON with a trailing newline. */
-export function renderOpenApi(): string {
-  return JSON.stringify(buildOpenApiDocument(), null, 2) + '\n';
+/** The exact text committed as openapi.json (or openapi-3.0.json): 2-space JSON with a trailing newline. */
+export function renderOpenApi(version: OpenApiVersion = '3.1.0'): string {
+  return JSON.stringify(buildOpenApiDocument(version), null, 2) + '\n';
 }
+
+const DOCUMENTS: { file: string; version: OpenApiVersion }[] = [
+  { file: OPENAPI_FILE, version: '3.1.0' },
+  { file: OPENAPI_30_FILE, version: '3.0.3' },
+];
 
 function main(argv: string[]): number {
   const check = argv.includes('--check');
@@ -26,30 +34,33 @@ function main(argv: string[]): number {
     console.error(`Unknown argument(s): ${unknown.join(' ')}\nUsage: tsx scripts/generate-openapi.ts [--check]`);
     return 2;
   }
-  const generated = renderOpenApi();
-  const relative = path.relative(process.cwd(), OPENAPI_FILE) || OPENAPI_FILE;
-
-  if (check) {
-    if (!existsSync(OPENAPI_FILE)) {
-      console.error(`${relative} is missing: run npm run openapi`);
-      return 1;
+  let status = 0;
+  for (const { file, version } of DOCUMENTS) {
+    const generated = renderOpenApi(version);
+    const relative = path.relative(process.cwd(), file) || file;
+    if (check) {
+      if (!existsSync(file)) {
+        console.error(`${relative} is missing: run npm run openapi`);
+        status = 1;
+        continue;
+      }
+      const committed = readFileSync(file, 'utf8');
+      if (committed !== generated) {
+        console.error(`${path.basename(file)} is out of date: run npm run openapi`);
+        const diff = firstDifference(committed, generated);
+        if (diff) console.error(diff);
+        status = 1;
+        continue;
+      }
+      console.log(`${relative} is up to date`);
+      continue;
     }
-    const committed = readFileSync(OPENAPI_FILE, 'utf8');
-    if (committed !== generated) {
-      console.error(`openapi.json is out of date: run npm run openapi`);
-      const diff = firstDifference(committed, generated);
-      if (diff) console.error(diff);
-      return 1;
-    }
-    console.log(`${relative} is up to date`);
-    return 0;
+    writeFileSync(file, generated);
+    const doc = JSON.parse(generated) as { paths?: Record<string, object> };
+    const operations = Object.values(doc.paths ?? {}).reduce((n, item) => n + Object.keys(item).length, 0);
+    console.log(`wrote ${relative} (OAS ${version}, ${Object.keys(doc.paths ?? {}).length} paths, ${operations} operations)`);
   }
-
-  writeFileSync(OPENAPI_FILE, generated);
-  const doc = JSON.parse(generated) as { paths?: Record<string, object> };
-  const operations = Object.values(doc.paths ?? {}).reduce((n, item) => n + Object.keys(item).length, 0);
-  console.log(`wrote ${relative} (${Object.keys(doc.paths ?? {}).length} paths, ${operations} operations)`);
-  return 0;
+  return status;
 }
 
 /** A short pointer to the first differing line, so CI logs show where the drift is. */

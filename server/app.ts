@@ -16,6 +16,7 @@ import { expressErrorHandler } from './http/errors.js';
 import { metricsRouter } from './http/metrics.js';
 import { mcpRouter } from './mcp/mcp.http.js';
 import { routeTemplateOf } from './http/route-templates.js';
+import { methodNotAllowed } from './http/method-not-allowed.js';
 import { WEBHOOK_PREFIX, webhookRawBody } from './domains/accounting/webhooks/webhook.http.js';
 import { INGEST_PATH } from './domains/integrations/ingest.http.js';
 import { jsonBodiesOnly } from './http/media-type.js';
@@ -63,6 +64,7 @@ export function createApp(): Express {
     res.type('application/json').send(openapi);
   });
   app.use(docsRouter());
+  app.use(methodNotAllowed); // a documented path with a method it does not have: 405 with Allow
   app.use(rejectUnknownQueryParameters);
 
   app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));

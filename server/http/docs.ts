@@ -1,6 +1,7 @@
 import express, { Router } from 'express';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { buildOpenApiDocument } from '../trpc/openapi.js';
 
 const require = createRequire(import.meta.url);
 const swaggerDir = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -32,9 +33,18 @@ const INIT = `window.ui = SwaggerUIBundle({
   docExpansion: 'none',
 });`;
 
-/** GET /docs: an interactive API reference (Swagger UI, served locally, no CDN). */
+/**
+ * GET /docs: an interactive API reference (Swagger UI, served locally, no CDN); GET /openapi-3.0.json:
+ * the same routers as /openapi.json rendered as OAS 3.0.3 (identical to the committed
+ * openapi-3.0.json), for tools that read only 3.0. Built on its first request.
+ */
 export function docsRouter(): Router {
   const r = Router();
+  let openapi30: string | undefined;
+  r.get('/openapi-3.0.json', (_req, res) => {
+    openapi30 ??= JSON.stringify(buildOpenApiDocument('3.0.3'), null, 2) + '\n';
+    res.type('application/json').send(openapi30);
+  });
   r.get('/docs', (_req, res) => {
     res.type('html').send(PAGE);
   });

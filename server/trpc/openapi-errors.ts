@@ -57,9 +57,9 @@ function statusesByShape(method: string, operation: Operation, isExpressRoute: b
  */
 export function normaliseErrorResponses(doc: OpenAPIObject, isExpressRoute: (method: string, path: string) => boolean): void {
   doc.components = doc.components ?? {};
-  // trpc-to-openapi adds its own error.<CODE> schemas; every error response uses Error instead
+  // trpc-to-openapi adds its own error.<CODE> schemas; every error response uses ErrorBody instead
   const schemas = Object.fromEntries(Object.entries(doc.components.schemas ?? {}).filter(([name]) => !name.startsWith('error.')));
-  doc.components.schemas = { ...schemas, Error: ERROR_SCHEMA as never };
+  doc.components.schemas = { ...schemas, ErrorBody: ERROR_SCHEMA as never };
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const [method, operation] of Object.entries(item as Record<string, Operation>)) {
       if (!operation || typeof operation !== 'object' || !operation.responses) continue;
@@ -74,7 +74,7 @@ export function normaliseErrorResponses(doc: OpenAPIObject, isExpressRoute: (met
         operation.responses[status] = {
           description: (code && ERROR_TABLE[code].description) ?? response.description ?? 'Error',
           ...(headers ? { headers } : {}),
-          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorBody' } } },
         } as never;
       }
     }

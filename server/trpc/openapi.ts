@@ -4,6 +4,20 @@ import { expressPaths } from '../http/express-paths.js';
 import { addIntegerFormats } from './openapi-integer-formats.js';
 import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
+import { registerComponentIds } from './openapi-components.js';
+import { declareIdempotency } from './openapi-idempotency.js';
+import {
+  csvMappingAmountSource,
+  downloadsAsBinary,
+  integerBoundsInclusive,
+  namePages,
+  requestTextWithoutNul,
+  tuplesAsArrays,
+} from './openapi-shapes.js';
+import { addWebhooks } from './openapi-webhooks.js';
+import { describe } from './openapi-descriptions.js';
+import { addExamples } from './openapi-examples.js';
+import { typeNullableReferences } from './openapi-30.js';
 import '../http/express-routes.js';
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
@@ -41,7 +55,17 @@ const EXPRESS_SECURITY_SCHEMES = {
   },
 } as const;
 
-export function buildOpenApiDocument(): OpenAPIObject {
+/** The OpenAPI versions the document is rendered in: 3.1 (openapi.json) and 3.0.3 (openapi-3.0.json, for older tools). */
+export type OpenApiVersion = '3.1.0' | '3.0.3';
+
+/**
+ * The document of the routers and the express routes. `3.0.3` renders the same routers for tools that
+ * read only OAS 3.0 (nullable instead of `type: [..., "null"]`, boolean exclusive bounds, no license
+ * identifier, the §15 events under `x-webhooks`).
+ */
+export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPIObject {
+  const v30 = version === '3.0.3';
+  registerComponentIds();
   const expressRoutePaths = expressPaths();
   const doc = generateOpenApiDocument(appRouter, {
     title: 'Finance Entries Service',
@@ -49,9 +73,9 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'Finance-ledger API: entries, documents, accounting sync, periods and reports. ' +
       'Authenticate with `POST /auth/login` and send `Authorization: Bearer <access_token>`.',
     version: '0.1.0',
-    openApiVersion: '3.1.0',
+    openApiVersion: version,
     baseUrl: '/',
-    license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
+    license: v30 ? { name: 'Proprietary' } : { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     // protected procedures get every scheme passed here as alternatives: the token or an app's key;
     // the express routes' own schemes are added below once a route references them
     securitySchemes: { Authorization: BEARER_SCHEME, AppApiKey: APP_KEY_SCHEME },
@@ -72,8 +96,19 @@ export function buildOpenApiDocument(): OpenAPIObject {
       'x-internal': false,
     } as never,
   ];
+  describe(doc);
+  namePages(doc);
+  tuplesAsArrays(doc);
+  if (v30) downloadsAsBinary(doc);
+  integerBoundsInclusive(doc);
+  requestTextWithoutNul(doc);
+  csvMappingAmountSource(doc);
+  declareIdempotency(doc);
   normaliseErrorResponses(doc, (method, path) => expressRoutePaths[path]?.[method as 'get'] !== undefined);
   addIntegerFormats(doc);
   addSuccessHeaders(doc);
+  addWebhooks(doc, { asExtension: v30 });
+  if (v30) typeNullableReferences(doc);
+  addExamples(doc);
   return doc;
 }

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { OPENAPI_FILE, renderOpenApi } from '../../../scripts/generate-openapi.js';
+import { OPENAPI_30_FILE, OPENAPI_FILE, renderOpenApi } from '../../../scripts/generate-openapi.js';
 import { buildOpenApiDocument } from '../../../server/trpc/openapi.js';
 import { appRouter } from '../../../server/trpc/router.js';
 import { expressPaths } from '../../../server/http/express-paths.js';
+import { WEBHOOK_EVENT_TYPES } from '../../../shared/contracts/outbound-webhooks.js';
 import { startServer } from '../../support/http.js';
 
 /**
@@ -14,7 +15,7 @@ import { startServer } from '../../support/http.js';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const BODY_METHODS = new Set(['post', 'put', 'patch']);
-const ERROR_REF = '#/components/schemas/Error';
+const ERROR_REF = '#/components/schemas/ErrorBody';
 const DRIFT = 'openapi.json is out of date: run npm run openapi';
 
 type Schema = Record<string, any>;
@@ -37,6 +38,9 @@ type Op = { key: string; path: string; method: string; operation: Operation; exp
 
 const committedText = readFileSync(OPENAPI_FILE, 'utf8');
 const committed = JSON.parse(committedText) as Doc;
+const committed30Text = readFileSync(OPENAPI_30_FILE, 'utf8');
+const committed30 = JSON.parse(committed30Text) as Doc;
+const DRIFT_30 = 'openapi-3.0.json is out of date: run npm run openapi';
 
 /** Operations that plain express routes document themselves (uploads, downloads, CSV/PDF, webhooks, ingest). */
 const expressOperations = new Set<string>();
@@ -143,8 +147,8 @@ describe('openapi.json', () => {
     }
   });
 
-  it('uses the shared Error schema for every error response, including the statuses each procedure declares', () => {
-    expect(committed.components?.schemas?.Error).toMatchObject({ type: 'object', required: ['message', 'code'] });
+  it('uses the shared ErrorBody schema for every error response, including the statuses each procedure declares', () => {
+    expect(committed.components?.schemas?.ErrorBody).toMatchObject({ type: 'object', required: ['message', 'code'] });
     for (const { key, operation } of operations) {
       const responses = operation.responses ?? {};
       const errors = Object.keys(responses).filter((s) => Number(s) >= 400);
@@ -155,7 +159,7 @@ describe('openapi.json', () => {
       expect(errors, `${key}: 500`).toContain('500');
       for (const status of errors) {
         expect(responses[status]?.description?.trim(), `${key}: ${status} description`).toBeTruthy();
-        expect(responses[status]?.content, `${key}: ${status} must be exactly the Error body`).toEqual({
+        expect(responses[status]?.content, `${key}: ${status} must be exactly the ErrorBody body`).toEqual({
           'application/json': { schema: { $ref: ERROR_REF } },
         });
       }
@@ -201,6 +205,112 @@ describe('openapi.json', () => {
   });
 });
 
+describe('openapi-3.0.json (the same routers as OAS 3.0.3)', () => {
+  it('is current: the regenerated 3.0 rendition equals the committed file (drift)', () => {
+    expect(committed30, DRIFT_30).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument('3.0.3'))));
+    expect(committed30Text === renderOpenApi('3.0.3'), `${DRIFT_30} (formatting differs)`).toBe(true);
+  });
+
+  it('is a valid OpenAPI 3.0 document (swagger-parser) with the same operations as openapi.json', async () => {
+    expect(committed30.openapi).toBe('3.0.3');
+    await expect(SwaggerParser.validate(structuredClone(committed30) as never)).resolves.toBeTruthy();
+    const ids = (doc: Doc) => operationsOf(doc).map((o) => `${o.key} ${o.operation.operationId}`);
+    expect(ids(committed30)).toEqual(ids(committed));
+    expect(Object.keys(committed30.components?.schemas ?? {}).sort()).toEqual(Object.keys(committed.components?.schemas ?? {}).sort());
+  });
+
+  it('holds nothing a 3.0 reader refuses: no type arrays or null types, no numeric exclusive bounds, no const, no prefixItems', () => {
+    const found: string[] = [];
+    const visit = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((child, i) => visit(child, `${where}/${i}`));
+      if (!node || typeof node !== 'object') return;
+      const schema = node as Schema;
+      if (Array.isArray(schema.type) || schema.type === 'null') found.push(`${where}: type ${JSON.stringify(schema.type)}`);
+      if (typeof schema.exclusiveMinimum === 'number' || typeof schema.exclusiveMaximum === 'number')
+        found.push(`${where}: numeric exclusive bound`);
+      if ('const' in schema && typeof schema.const !== 'object') found.push(`${where}: const`);
+      if ('prefixItems' in schema) found.push(`${where}: prefixItems`);
+      if (schema.nullable === true && schema.type === undefined) found.push(`${where}: nullable without type`);
+      for (const [key, child] of Object.entries(schema)) if (key !== 'example' && key !== 'examples') visit(child, `${where}/${key}`);
+    };
+    visit(committed30.paths, '#/paths');
+    visit(committed30.components, '#/components');
+    expect(found).toEqual([]);
+  });
+});
+
+describe('the documents hold what generated clients need (issue 30)', () => {
+  const schemas = committed.components?.schemas ?? {};
+  it('names the contract objects as components and refers to them', () => {
+    for (const name of [
+      'Entry',
+      'EntryDetail',
+      'EntryPage',
+      'Document',
+      'Review',
+      'ReviewPage',
+      'SyncRecord',
+      'Rule',
+      'BankLine',
+      'WebhookEndpoint',
+      'ErrorBody',
+    ]) {
+      expect(schemas[name], `component ${name}`).toBeDefined();
+    }
+    const create = committed.paths['/entries']?.post as Operation;
+    expect(create.responses?.['200']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/Entry' });
+    const list = committed.paths['/entries']?.get as Operation;
+    expect(list.responses?.['200']?.content?.['application/json']?.schema).toEqual({ $ref: '#/components/schemas/EntryPage' });
+    expect(schemas.Error, 'Error collides with built-in names in TypeScript and Java').toBeUndefined();
+  });
+
+  it('declares Idempotency-Key on every POST', () => {
+    for (const { key, method, operation } of operations) {
+      if (method !== 'post') continue;
+      expect(operation.parameters, key).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
+      expect(operation.responses?.['409'], `${key}: 409 (same key, another request)`).toBeDefined();
+    }
+  });
+
+  it('describes every operation and parameter, and gives every request body and 2xx JSON body an example', () => {
+    for (const { key, operation } of operations) {
+      expect((operation as { description?: string }).description?.trim(), `${key}: description`).toBeTruthy();
+      for (const parameter of (operation.parameters ?? []) as { name?: string; description?: string; $ref?: string }[]) {
+        if (!parameter.$ref) expect(parameter.description?.trim(), `${key}: parameter ${parameter.name}`).toBeTruthy();
+      }
+      const bodies = [
+        ...Object.values(operation.requestBody?.content ?? {}),
+        ...Object.entries(operation.responses ?? {})
+          .filter(([status]) => /^2/.test(status))
+          .flatMap(([, r]) =>
+            Object.entries(r.content ?? {})
+              .filter(([type]) => type === 'application/json')
+              .map(([, m]) => m),
+          ),
+      ] as { example?: unknown }[];
+      for (const media of bodies) expect(media.example, `${key}: example`).toBeDefined();
+    }
+  });
+
+  it('has one webhook per CONTRACT §15 event type, its body the event with the contract object', () => {
+    const webhooks = (committed as unknown as { webhooks: Record<string, { post: Operation }> }).webhooks;
+    expect(Object.keys(webhooks).sort()).toEqual([...WEBHOOK_EVENT_TYPES].sort());
+    const body = webhooks['entry.refunded']!.post.requestBody?.content?.['application/json']?.schema as Schema;
+    const event = schemas[String(body.$ref).split('/').at(-1)!]!;
+    expect(event.properties.type).toEqual({ type: 'string', enum: ['entry.refunded'] });
+    expect(event.properties.data.properties.object).toEqual({ $ref: '#/components/schemas/Entry' });
+    expect(event.properties.data.required).toEqual(['object', 'originalEntryId']);
+  });
+
+  it('writes tuples as arrays with minItems and maxItems (no prefixItems)', () => {
+    expect(committedText).not.toContain('prefixItems');
+    const between = (schemas.RuleCondition!.anyOf as Schema[]).find(
+      (c) => c.properties?.operator?.const === 'between' || c.properties?.operator?.enum?.[0] === 'between',
+    )!;
+    expect(between.properties.value).toMatchObject({ type: 'array', minItems: 2, maxItems: 2, items: { type: 'integer' } });
+  });
+});
+
 describe('GET /openapi.json', () => {
   let body: unknown;
   let text: string;
@@ -219,5 +329,13 @@ describe('GET /openapi.json', () => {
     expect(contentType).toMatch(/^application\/json/);
     expect(body, DRIFT).toEqual(committed);
     expect(text === committedText, 'served text differs from openapi.json').toBe(true);
+  });
+
+  it('serves the committed 3.0 rendition at GET /openapi-3.0.json', async () => {
+    const api = await startServer();
+    const res = await api.get('/openapi-3.0.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.text === committed30Text, 'served text differs from openapi-3.0.json').toBe(true);
   });
 });

@@ -48,6 +48,7 @@ const APP_KEY = /fes_app_[A-Za-z0-9]{8}_[A-Za-z0-9]{43}/;
 const APP_KEY_ROUTES = [/^\/api-keys\/?$/, /^\/api-keys\/[^/]+\/rotate\/?$/, /^\/trpc\/apiKeys\.(create|rotate)$/];
 /** Outbound webhook signing secrets (CONTRACT §15): only in the create and rotate-secret responses. */
 const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/]{43}=/;
+const OPENAPI_DOCUMENTS = new Set(['/openapi.json', '/openapi-3.0.json']);
 const WEBHOOK_SECRET_ROUTES = [/^\/webhook-endpoints\/?$/, /^\/webhook-endpoints\/[^/]+\/rotate-secret\/?$/];
 
 function runtimeSecrets(): string[] {
@@ -81,13 +82,16 @@ export function scanResponse(method: string, path: string, text: string, json?: 
   const where = `${method} ${path}`;
   if (text.includes('$argon2')) throw new Error(`secret scan: argon2 hash in the response of ${where}`);
   const pathname = path.split('?')[0];
-  if (API_KEY.test(text) && !(method === 'POST' && API_KEY_ROUTES.some((r) => r.test(pathname)))) {
+  // the OpenAPI documents are static text generated from the code: their examples of an API key and a
+  // signing secret match the documented patterns by design (the runtime-secret check below still applies)
+  const documentExample = method === 'GET' && OPENAPI_DOCUMENTS.has(pathname ?? '');
+  if (API_KEY.test(text) && !documentExample && !(method === 'POST' && API_KEY_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: an integration API key in the response of ${where}`);
   }
-  if (APP_KEY.test(text) && !(method === 'POST' && APP_KEY_ROUTES.some((r) => r.test(pathname)))) {
+  if (APP_KEY.test(text) && !documentExample && !(method === 'POST' && APP_KEY_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: an app's API key in the response of ${where}`);
   }
-  if (WEBHOOK_SECRET.test(text) && !(method === 'POST' && WEBHOOK_SECRET_ROUTES.some((r) => r.test(pathname)))) {
+  if (WEBHOOK_SECRET.test(text) && !documentExample && !(method === 'POST' && WEBHOOK_SECRET_ROUTES.some((r) => r.test(pathname)))) {
     throw new Error(`secret scan: a webhook signing secret in the response of ${where}`);
   }
   for (const secret of [...runtimeSecrets(), ...registered]) {
@@ -95,7 +99,7 @@ export function scanResponse(method: string, path: string, text: string, json?: 
     if (text.includes(secret) || text.includes(escaped)) throw new Error(`secret scan: a registered secret in the response of ${where}`);
   }
   // the OpenAPI document names these fields in its schemas; it holds no values
-  const key = json === undefined || pathname === '/openapi.json' ? undefined : forbiddenKeyIn(json, '$');
+  const key = json === undefined || OPENAPI_DOCUMENTS.has(pathname ?? '') ? undefined : forbiddenKeyIn(json, '$');
   if (key) throw new Error(`secret scan: field ${key} in the response of ${where}`);
 }
 

@@ -1,0 +1,41 @@
+import type { OpenAPIObject } from 'trpc-to-openapi';
+
+type Schema = Record<string, unknown>;
+const SCHEMA_REF = '#/components/schemas/';
+
+/**
+ * OAS 3.0 says `nullable` only with a `type` beside it; zod-openapi's 3.0 rendition of a nullable
+ * reference (`Party | null`) is `{nullable: true, allOf: [{$ref}]}` without one. The referenced
+ * component's type is put beside it, which is how 3.0 tools (openapi-generator, Perl's
+ * OpenAPI::Client, Redocly's nullable-type-sibling) read a nullable reference.
+ */
+export function typeNullableReferences(doc: OpenAPIObject): void {
+  const components = (doc.components?.schemas ?? {}) as Record<string, Schema>;
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Schema;
+    if (schema.nullable === true && schema.type === undefined) {
+      const parts = (schema.allOf ?? schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
+      const targets = (parts ?? []).map((part) =>
+        typeof part.$ref === 'string' ? components[part.$ref.slice(SCHEMA_REF.length)] : part,
+      );
+      const types = new Set(targets.map((target) => target?.type));
+      const [type] = [...types];
+      if (types.size !== 1 || typeof type !== 'string') {
+        throw new Error(`openapi 3.0: cannot type the nullable schema ${JSON.stringify(schema).slice(0, 200)}`);
+      }
+      schema.type = type;
+      // a string's bounds go beside the type too, or the sibling reads as an unbounded string (OWASP api4)
+      const [only] = targets;
+      if (targets.length === 1 && type === 'string') {
+        for (const bound of ['enum', 'maxLength', 'format', 'pattern'] as const) {
+          if (only?.[bound] !== undefined) schema[bound] = only[bound];
+        }
+      }
+    }
+    Object.values(schema).forEach(visit);
+  };
+  visit(doc.paths);
+  visit(doc.components);
+}

@@ -1,0 +1,150 @@
+import { z } from 'zod/v4';
+import * as accounting from '../../shared/contracts/accounting.js';
+import * as auth from '../../shared/contracts/auth.js';
+import * as banking from '../../shared/contracts/banking.js';
+import * as documents from '../../shared/contracts/documents.js';
+import * as entries from '../../shared/contracts/entries.js';
+import * as fx from '../../shared/contracts/fx.js';
+import * as integrations from '../../shared/contracts/integrations.js';
+import * as webhooks from '../../shared/contracts/outbound-webhooks.js';
+import * as parties from '../../shared/contracts/parties.js';
+import * as periods from '../../shared/contracts/periods.js';
+import * as reports from '../../shared/contracts/reports.js';
+import * as rules from '../../shared/contracts/rules.js';
+import * as sync from '../../shared/contracts/sync.js';
+import * as tags from '../../shared/contracts/tags.js';
+import * as users from '../../shared/contracts/users.js';
+import * as workspaces from '../../shared/contracts/workspaces.js';
+
+/**
+ * The named components of openapi.json: each CONTRACT object gets the name a generated client shows
+ * (`Entry`, not `ListEntries200ItemsItem`). The ids are put on the very zod schemas the routers use
+ * (zod's global registry, which zod-openapi reads), so every operation that returns one `$ref`s it;
+ * the contracts themselves stay as they are. Only response objects and enums are named: a request
+ * body is validated with defaults and transforms, so its shape differs between input and output.
+ */
+export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
+  // §5 entries
+  [entries.EntryObject, 'Entry'],
+  [entries.EntryDetail, 'EntryDetail'],
+  [entries.EntryPage, 'EntryPage'],
+  [entries.EntryItem, 'EntryItem'],
+  [entries.EntryTransaction, 'EntryTransaction'],
+  [entries.EntryTag, 'EntryTag'],
+  [entries.EntryDocumentSummary, 'EntryDocument'],
+  [entries.RelatedEntry, 'RelatedEntry'],
+  [entries.NoteObject, 'Note'],
+  [entries.EventObject, 'EntryEvent'],
+  [entries.VerifyResult, 'EventChainVerification'],
+  [entries.EntryType, 'EntryType'],
+  [entries.EntryStatus, 'EntryStatus'],
+  [entries.LinkType, 'LinkType'],
+  [entries.ActorType, 'ActorType'],
+  // §4 auth, users, workspaces, parties, tags
+  [auth.AuthUser, 'AuthUser'],
+  [auth.TokenResponse, 'TokenResponse'],
+  [auth.Membership, 'Membership'],
+  [auth.Me, 'Me'],
+  [auth.PermissionName, 'Permission'],
+  [users.UserObject, 'User'],
+  [workspaces.WorkspaceObject, 'Workspace'],
+  [workspaces.MemberObject, 'WorkspaceMember'],
+  [workspaces.ProjectObject, 'Project'],
+  [parties.PartyObject, 'Party'],
+  [parties.PartyType, 'PartyType'],
+  [tags.TagObject, 'Tag'],
+  [tags.EntrySourceObject, 'EntrySource'],
+  // §6 documents
+  [documents.DocumentObject, 'Document'],
+  [documents.DocumentType, 'DocumentType'],
+  [documents.DocumentStatus, 'DocumentStatus'],
+  // §7 accounting
+  [accounting.ConnectionObject, 'Connection'],
+  [accounting.SyncMode, 'SyncMode'],
+  [accounting.CategoryObject, 'Category'],
+  [accounting.AccountType, 'AccountType'],
+  [accounting.PartyMappingObject, 'PartyMapping'],
+  [accounting.TaxMappingObject, 'TaxMapping'],
+  [accounting.BatchUpsertResult, 'BatchUpsertResult'],
+  [accounting.BackfillResult, 'BackfillResult'],
+  [periods.PeriodObject, 'Period'],
+  // §8 reviews
+  [accounting.ReviewObject, 'Review'],
+  [accounting.ReviewStatus, 'ReviewStatus'],
+  [accounting.BatchReviewResult, 'BatchReviewResult'],
+  [accounting.ExceptionSummary, 'ExceptionSummary'],
+  [accounting.Dashboard, 'Dashboard'],
+  // §9 sync
+  [sync.SyncObject, 'SyncRecord'],
+  [sync.SyncListRow, 'SyncRecordRow'],
+  [sync.SyncStatus, 'SyncStatus'],
+  [sync.PushPreview, 'PushPreview'],
+  [sync.PullResult, 'PullResult'],
+  [sync.ImportResult, 'ImportResult'],
+  [sync.RetryResult, 'RetryResult'],
+  [sync.RetryBatchResult, 'RetryBatchResult'],
+  // §10/§11 integrations and ingest
+  [integrations.IntegrationObject, 'Integration'],
+  [integrations.IntegrationWithKey, 'IntegrationWithKey'],
+  [integrations.IngestResponse, 'IngestResponse'],
+  [integrations.IngestItemResult, 'IngestItemResult'],
+  [integrations.IngestStatus, 'IngestStatus'],
+  // §11 reports
+  [reports.SummaryReport, 'SummaryReport'],
+  [reports.CurrencyBreakdownRow, 'CurrencyBreakdownRow'],
+  [reports.TimelineRow, 'TimelineRow'],
+  [reports.PartyRow, 'PartyReportRow'],
+  [reports.TagRow, 'TagReportRow'],
+  [reports.ProjectRow, 'ProjectReportRow'],
+  [reports.FlowRow, 'FlowReportRow'],
+  [reports.CalendarDay, 'CalendarDay'],
+  [reports.DistributionStats, 'DistributionStats'],
+  [reports.DistributionReport, 'DistributionReport'],
+  // §14 banking
+  [banking.BankAccountObject, 'BankAccount'],
+  [banking.CsvMappingObject, 'CsvMapping'],
+  [banking.StatementObject, 'BankStatement'],
+  [banking.StatementFormat, 'StatementFormat'],
+  [banking.BankLineObject, 'BankLine'],
+  [banking.LineStatus, 'BankLineStatus'],
+  [banking.SuggestionObject, 'MatchSuggestion'],
+  [banking.MatchObject, 'ReconciliationMatch'],
+  [banking.AutoMatchResult, 'AutoMatchResult'],
+  [banking.EntryWithMatch, 'EntryWithMatch'],
+  [banking.ReconciliationStatus, 'ReconciliationStatus'],
+  // §15 outbound webhooks
+  [webhooks.WebhookEndpointObject, 'WebhookEndpoint'],
+  [webhooks.WebhookEndpointWithSecret, 'WebhookEndpointWithSecret'],
+  [webhooks.WebhookDeliveryObject, 'WebhookDelivery'],
+  [webhooks.DeliveryPage, 'WebhookDeliveryPage'],
+  [webhooks.DeliveryStatus, 'DeliveryStatus'],
+  [webhooks.ReplayResult, 'ReplayResult'],
+  [webhooks.WebhookEventObject, 'WebhookEvent'],
+  [webhooks.WebhookEventPage, 'WebhookEventPage'],
+  [webhooks.WebhookEventType, 'WebhookEventType'],
+  // §16 rules
+  [rules.RuleObject, 'Rule'],
+  [rules.RuleCondition, 'RuleCondition'],
+  [rules.RuleAction, 'RuleAction'],
+  [rules.RuleTrigger, 'RuleTrigger'],
+  [rules.RuleMatch, 'RuleMatch'],
+  [rules.RuleChanges, 'RuleChanges'],
+  [rules.PreviewRuleResult, 'RulePreview'],
+  [rules.ApplyRuleResult, 'RuleApplyResult'],
+  // §17 FX
+  [fx.FxRateObject, 'FxRate'],
+  [fx.RateSource, 'FxRateSource'],
+  [fx.ImportFxRatesResult, 'FxRatesImportResult'],
+  [fx.RevalueResult, 'RevalueResult'],
+];
+
+let registered = false;
+
+/** Puts each component id on its schema (once; keeps whatever metadata the schema already has). */
+export function registerComponentIds(): void {
+  if (registered) return;
+  registered = true;
+  for (const [schema, id] of COMPONENT_IDS) {
+    z.globalRegistry.add(schema, { ...(z.globalRegistry.get(schema) ?? {}), id });
+  }
+}
