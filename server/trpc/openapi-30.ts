@@ -17,9 +17,7 @@ export function typeNullableReferences(doc: OpenAPIObject): void {
     const schema = node as Schema;
     if (schema.nullable === true && schema.type === undefined) {
       const parts = (schema.allOf ?? schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
-      const targets = (parts ?? []).map((part) =>
-        typeof part.$ref === 'string' ? components[part.$ref.slice(SCHEMA_REF.length)] : part,
-      );
+      const targets = (parts ?? []).map((part) => (typeof part.$ref === 'string' ? components[part.$ref.slice(SCHEMA_REF.length)] : part));
       const types = new Set(targets.map((target) => target?.type));
       const [type] = [...types];
       if (types.size !== 1 || typeof type !== 'string') {
