@@ -29,6 +29,19 @@ async function ensureDatabase(serverUrl: (db: string) => string, name: string): 
   }
 }
 
+/**
+ * The address the server is bound to, as a URL. A wildcard (HOST=0.0.0.0 or ::) is every interface:
+ * the URL names this machine's loopback and says so.
+ */
+function boundBase(address: ReturnType<http.Server['address']>, fallbackPort: number): { url: string; note: string } {
+  if (!address || typeof address === 'string') return { url: `http://localhost:${fallbackPort}`, note: '' };
+  if (address.address === '0.0.0.0' || address.address === '::') {
+    return { url: `http://localhost:${address.port}`, note: `   (bound to ${address.address}: every interface; HOST narrows it)` };
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `http://${host}:${address.port}`, note: '' };
+}
+
 function readConfig(): Config {
   try {
     return loadConfig();
@@ -73,13 +86,11 @@ async function main(): Promise<void> {
   const server = http.createServer(app);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const base = `http://localhost:${port}`;
+  const base = boundBase(server.address(), config.PORT);
   const lines = [
     '',
-    `  Finance Entries Service is listening on ${base}`,
-    `  API docs:     ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
+    `  Finance Entries Service is listening on ${base.url}${base.note}`,
+    `  API docs:     ${base.url}/docs   (OpenAPI: ${base.url}/openapi.json)`,
     `  Database:     ${embedded ? `embedded PostgreSQL in ${config.DATA_DIR}` : 'DATABASE_URL'}`,
   ];
   if (admin.created && admin.generatedPassword) {
@@ -90,7 +101,7 @@ async function main(): Promise<void> {
     lines.push('  Log in with an existing user (the bootstrap admin was created on first start).');
   }
   lines.push(
-    `  Try:          curl -s -X POST ${base}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`,
+    `  Try:          curl -s -X POST ${base.url}/auth/login -H 'Content-Type: application/json' -d '{"email":"…","password":"…"}'`,
     '',
   );
   process.stdout.write(lines.join('\n') + '\n');
