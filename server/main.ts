@@ -11,6 +11,7 @@ import { closeDatabase, connectDatabase } from './db/database.js';
 import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
+import { demoReceiverUrl } from './seed/demo-webhook-receiver.js';
 import { createApp } from './app.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
@@ -78,7 +79,7 @@ async function main(): Promise<void> {
   purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
-    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
+    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com', undefined, { webhookReceiverUrl: demoReceiverUrl(config) });
     if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
   }
 

@@ -60,6 +60,11 @@ describe('extractBlocks', () => {
     expect(walkthroughs(blocks).map((b) => b.line)).toEqual([3, 16, 24]);
   });
 
+  it('refuses to run a block that installs packages unless it is marked skip', () => {
+    expect(() => walkthroughs(extractBlocks('```sh\nnpm ci && npm start\n```\n', 'X.md'))).toThrow('X.md:1: installs or deletes packages');
+    expect(walkthroughs(extractBlocks('<!-- doc-test: skip (install) -->\n```sh\nnpm ci\n```\n', 'X.md'))).toEqual([]);
+  });
+
   it('refuses an unclosed fence', () => {
     expect(() => extractBlocks('```sh\necho hi\n', 'X.md')).toThrow('X.md:1: code fence never closed');
   });

@@ -44,8 +44,20 @@ export function extractBlocks(markdown: string, file: string): Block[] {
   return blocks;
 }
 
-/** The blocks the documentation test runs: sh, bash and ts, but those marked skip. */
-export const walkthroughs = (blocks: Block[]) => blocks.filter((b) => RUN_LANGS.has(b.lang) && !b.skip);
+/**
+ * The blocks the documentation test runs: sh, bash and ts, but those marked skip. A block that
+ * installs or deletes the checkout's packages must be marked skip: the test refuses to run it
+ * (its scratch directory links the checkout's node_modules).
+ */
+export function walkthroughs(blocks: Block[]): Block[] {
+  const run = blocks.filter((b) => RUN_LANGS.has(b.lang) && !b.skip);
+  for (const b of run) {
+    if (/\bnpm\s+(ci|install|i|uninstall)\b|\brm\s+-\w*r/.test(b.code)) {
+      throw new Error(`${b.file}:${b.line}: installs or deletes packages; mark it <!-- doc-test: skip (why) -->`);
+    }
+  }
+  return run;
+}
 
 export type Substitutions = Record<string, string>;
 
@@ -53,7 +65,7 @@ export type Substitutions = Record<string, string>;
 export function substitute(block: Block, subs: Substitutions): string {
   let code = block.code;
   for (const [from, to] of Object.entries(subs)) code = code.split(from).join(to);
-  const left = /(?:^|[\s'"=:/])<([a-z][a-z ]*[a-z])>/i.exec(code.replace(/<METRICS_TOKEN>/g, ''));
+  const left = /(?:^|[\s'"=:/])<([a-z][a-z ]*[a-z])>/i.exec(code);
   if (left) throw new Error(`${block.file}:${block.line}: placeholder <${left[1]}> is not defined in the text`);
   return code;
 }

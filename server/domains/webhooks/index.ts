@@ -8,3 +8,4 @@ export { publish, publishMany, type PublishInput, type PublishedEventType } from
 export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
 export { entryEvents } from './entry-events.js';
+export { trustOwnReceiver } from './url-guard.js';
