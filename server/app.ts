@@ -21,7 +21,6 @@ import { jsonBodiesOnly } from './http/media-type.js';
 import { db } from './db/database.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
-import { trustOwnReceiver } from './domains/webhooks/index.js';
 import { demoReceiverUrl, demoWebhookReceiver } from './seed/demo-webhook-receiver.js';
 
 /** Builds the whole HTTP surface without listening, so tests can mount it. */
@@ -55,9 +54,7 @@ export function createApp(): Express {
     res.type('application/json').send(openapi);
   });
   app.use(docsRouter());
-  const receiver = demoReceiverUrl(config); // the demo's loopback webhook receiver (embedded demo only)
-  if (receiver) app.use(demoWebhookReceiver());
-  trustOwnReceiver(receiver);
+  if (demoReceiverUrl(config)) app.use(demoWebhookReceiver()); // the demo's loopback webhook receiver (embedded demo only)
 
   app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
   app.use(WEBHOOK_PREFIX, jsonBodiesOnly, webhookRawBody()); // raw bytes for the provider signature

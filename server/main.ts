@@ -15,7 +15,7 @@ import { demoReceiverUrl } from './seed/demo-webhook-receiver.js';
 import { createApp } from './app.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
-import { startDeliveryWorker } from './domains/webhooks/index.js';
+import { startDeliveryWorker, trustOwnReceiver } from './domains/webhooks/index.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -73,13 +73,15 @@ async function main(): Promise<void> {
 
   wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  const demoReceiver = demoReceiverUrl(config); // the demo's own webhook receiver, trusted before the seed's first delivery
+  trustOwnReceiver(demoReceiver);
   const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
   // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   if (config.SEED_DEMO) {
-    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com', undefined, { webhookReceiverUrl: demoReceiverUrl(config) });
+    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com', undefined, { webhookReceiverUrl: demoReceiver });
     if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
   }
 
