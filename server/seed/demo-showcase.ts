@@ -30,7 +30,7 @@ const randomPassword = () => `demo-${crypto.randomUUID()}`;
  * the approved review) and after the demo webhook endpoint exists, so its events are delivered.
  */
 export async function seedDemoShowcase(actor: Actor, ws: DemoWorkspace, today: Date): Promise<void> {
-  const day = isoDay(new Date(today.getTime() - 2 * 86_400_000));
+  const day = isoDay(today);
   const invoice = await createEntry(actor, {
     projectId: ws.projectIds[1]!,
     entryType: 'INCOME',
@@ -50,19 +50,20 @@ export async function seedDemoShowcase(actor: Actor, ws: DemoWorkspace, today: D
       { transactionDate: day, amountCents: 160_000, method: 'bank transfer', externalRef: 'TRX-0002' },
     ],
   });
-  const [typo] = await db().query<{ id: number; amount_cents: number }>(
-    `SELECT e.id, e.amount_cents FROM entries e
-      WHERE e.workspace_id = :ws AND e.entry_type = 'EXPENSE' AND e.entry_status = 'PENDING' AND e.base_currency = 'USD'
-        AND NOT EXISTS (SELECT 1 FROM entry_links l WHERE l.original_entry_id = e.id OR l.derived_entry_id = e.id)
-        AND NOT EXISTS (SELECT 1 FROM accounting_reviews r WHERE r.entry_id = e.id)
-        AND NOT e.is_reconciled
-        AND NOT EXISTS (SELECT 1 FROM entry_documents d WHERE d.entry_id = e.id)
-      ORDER BY e.entry_date DESC, e.id DESC LIMIT 1`,
-    { replacements: { ws: ws.workspaceId }, type: QueryTypes.SELECT },
-  );
-  if (typo) {
-    await correctEntry(actor, { id: typo.id, amountCents: typo.amount_cents + 1_000, reason: 'Amount typed wrong: the invoice says $10 more' });
-  }
+  // an expense typed wrong today and corrected at once: EUR (never on the USD demo statement), a
+  // description no demo rule matches, dated today (the review queue's oldest entry stays the same)
+  const typo = await createEntry(actor, {
+    projectId: ws.projectIds[0]!,
+    entryType: 'EXPENSE',
+    baseCurrency: 'EUR',
+    amountCents: 8_450,
+    entryDate: isoDay(today),
+    description: 'Team lunch',
+    reference: 'BILL-CORR-0001',
+    fromPartyId: ws.ownPartyId,
+    toPartyId: ws.partyIds[5],
+  });
+  await correctEntry(actor, { id: typo.id, amountCents: 9_450, reason: 'Amount typed wrong: the bill says €94.50' });
   await bookAndPush(actor, ws, invoice.id, day);
 
   const bookkeeper = await createUser(actor, {
@@ -71,7 +72,11 @@ export async function seedDemoShowcase(actor: Actor, ws: DemoWorkspace, today: D
     permissions: ['entry.create', 'entry.edit', 'entry.note', 'accounting.review'],
   });
   await addMember(actor, { id: ws.workspaceId, userId: bookkeeper.id });
-  const contractor = await createUser(actor, { ...DEMO_PEOPLE.contractor, password: randomPassword(), permissions: ['entry.create', 'entry.note'] });
+  const contractor = await createUser(actor, {
+    ...DEMO_PEOPLE.contractor,
+    password: randomPassword(),
+    permissions: ['entry.create', 'entry.note'],
+  });
   await addProjectMember(actor, { id: ws.projectIds[1]!, userId: contractor.id });
 }
 

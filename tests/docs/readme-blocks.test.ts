@@ -26,6 +26,7 @@ const md = [
   '```',
   '',
   '<!-- doc-test: skip (installs things) -->',
+  '',
   '```sh',
   'npm ci',
   '```',
@@ -41,7 +42,7 @@ const md = [
   '```',
   '',
   '```ts',
-  "console.log(`ts sees ${process.env.WHO}`);",
+  'console.log(`ts sees ${process.env.WHO}`);',
   '```',
   '',
 ].join('\n');
@@ -51,13 +52,13 @@ describe('extractBlocks', () => {
     const blocks = extractBlocks(md, 'X.md');
     expect(blocks.map((b) => [b.line, b.lang, b.skip ?? null])).toEqual([
       [3, 'sh', null],
-      [10, 'sh', 'installs things'],
-      [16, 'sh', null],
-      [20, 'json', null],
-      [24, 'ts', null],
+      [11, 'sh', 'installs things'],
+      [17, 'sh', null],
+      [21, 'json', null],
+      [25, 'ts', null],
     ]);
     expect(blocks[2]!.code).toBe('say "$WHO"\n'); // the list item's indentation removed
-    expect(walkthroughs(blocks).map((b) => b.line)).toEqual([3, 16, 24]);
+    expect(walkthroughs(blocks).map((b) => b.line)).toEqual([3, 17, 25]);
   });
 
   it('refuses to run a block that installs packages unless it is marked skip', () => {
@@ -75,7 +76,9 @@ describe('extractBlocks', () => {
       'X.md:7: placeholder <category uuid> is not defined in the text',
     );
     const ok: Block = { ...block, code: "curl localhost:3000 -d '<printed password>'\n" };
-    expect(substitute(ok, { 'localhost:3000': '127.0.0.1:4000', '<printed password>': 's3cret' })).toBe("curl 127.0.0.1:4000 -d 's3cret'\n");
+    expect(substitute(ok, { 'localhost:3000': '127.0.0.1:4000', '<printed password>': 's3cret' })).toBe(
+      "curl 127.0.0.1:4000 -d 's3cret'\n",
+    );
   });
 });
 

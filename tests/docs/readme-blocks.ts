@@ -10,7 +10,7 @@ import { pathToFileURL } from 'node:url';
  * What runs: ```sh / ```bash blocks (bash, `set -euo pipefail`) and ```ts blocks (tsx). Other
  * languages (json, plain fences, diagrams) are not walkthroughs. A sh/ts block that is not one
  * either (the install command, production topology, a fragment of the reader's own app) carries
- * `<!-- doc-test: skip (the reason) -->` on the line right before its fence.
+ * `<!-- doc-test: skip (the reason) -->` right before its fence (blank lines between allowed).
  */
 
 export type Block = { file: string; line: number; lang: string; code: string; skip?: string };
@@ -37,7 +37,9 @@ export function extractBlocks(markdown: string, file: string): Block[] {
       body.push(line.startsWith(indent!) ? line.slice(indent!.length) : line.trimStart());
     }
     if (j === lines.length) throw new Error(`${file}:${i + 1}: code fence never closed`);
-    const skip = i > 0 ? SKIP.exec(lines[i - 1]!)?.[1] : undefined;
+    let before = i - 1; // the marker may be separated from the fence by blank lines (as prettier writes it)
+    while (before >= 0 && lines[before]!.trim() === '') before--;
+    const skip = before >= 0 ? SKIP.exec(lines[before]!)?.[1] : undefined;
     blocks.push({ file, line: i + 1, lang: lang!.toLowerCase(), code: body.join('\n') + '\n', ...(skip ? { skip } : {}) });
     i = j;
   }

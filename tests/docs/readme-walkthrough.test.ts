@@ -33,7 +33,8 @@ function scratchDir(prefix: string): string {
 /** Starts server/main.ts as `npm start` does; resolves the base URL and the printed admin password. */
 async function startService(): Promise<{ base: string; password: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env };
-  for (const name of Object.keys(env)) if (/^(DATABASE_URL|ADMIN_|SEED_DEMO|JWT_SECRET|CREDENTIALS_KEYS|METRICS_TOKEN|WEBHOOK_)/.test(name)) delete env[name];
+  for (const name of Object.keys(env))
+    if (/^(DATABASE_URL|ADMIN_|SEED_DEMO|JWT_SECRET|CREDENTIALS_KEYS|METRICS_TOKEN|WEBHOOK_)/.test(name)) delete env[name];
   Object.assign(env, {
     DATA_DIR: scratchDir('fes-doc-data-'),
     PORT: String(await freePort()),
@@ -116,7 +117,10 @@ for (const doc of DOCS) {
     for (const block of blocks) {
       it(`${doc}:${block.line} (${block.lang}) exits 0`, async () => {
         const result = await runBlock(block, substitute(block, subs), { cwd, stateFile: path.join(cwd, '.doc-state'), timeoutMs: 90_000 });
-        expect(result.exitCode, `${doc}:${block.line}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`).toBe(0);
+        expect(
+          result.exitCode,
+          `${doc}:${block.line}\n--- stdout\n${result.stdout.slice(-3000)}\n--- stderr\n${result.stderr.slice(-3000)}`,
+        ).toBe(0);
       }, 120_000);
     }
   });

@@ -6,7 +6,7 @@
 export function messageProblem(message: string): string | null {
   if (message.trim() === '') return 'is empty';
   if (message !== message.trim()) return 'has leading or trailing whitespace';
-  if (/[,:;(\-]$/.test(message)) return 'ends mid-sentence';
+  if (/[,:;(-]$/.test(message)) return 'ends mid-sentence';
   const count = (ch: string) => message.split(ch).length - 1;
   if (count('"') % 2 !== 0) return 'has an unbalanced double quote';
   if (count('`') % 2 !== 0) return 'has an unbalanced backtick';

@@ -21,7 +21,10 @@ describe('error messages', () => {
 
   it('a non-JSON body of a REST operation answers 415 with a closed quote and the remedy', async () => {
     const api = await startServer();
-    const res = await api.request('POST', '/auth/login', { rawBody: 'email=a', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await api.request('POST', '/auth/login', {
+      rawBody: 'email=a',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(res.body).toEqual({
       message: 'Unsupported content type "application/x-www-form-urlencoded": send the body as application/json',
