@@ -16,6 +16,9 @@ describe('error messages', () => {
     expect(messageProblem('The host is:')).toBe('ends mid-sentence');
     expect(messageProblem(' ')).toBe('is empty');
     expect(messageProblem('Entry not found')).toBeNull();
+    expect(messageProblem('Pattern "(unclosed" is not an RE2 regular expression: missing closing ")"')).toBeNull();
+    expect(messageProblem('Pattern "a\\"(b" is not valid')).toBeNull();
+    expect(messageProblem('error parsing regexp: missing closing ): `(a`')).toBe('has an unbalanced )');
     expect(messageProblem('The webhook host "x" resolves to 10.0.0.1 (private); only public addresses may be called')).toBeNull();
   });
 
