@@ -25,6 +25,7 @@ import { db } from './db/database.js';
 import { FAILOVER_RETRY_AFTER_SECONDS } from './db/unavailable.js';
 import { pendingMigrations } from './db/migrate.js';
 import { runtime } from './runtime.js';
+import { demoReceiverUrl, demoWebhookReceiver } from './seed/demo-webhook-receiver.js';
 
 /** How long GET /readyz waits for the database before it answers 503. */
 const READYZ_TIMEOUT_MS = 3_000;
@@ -66,6 +67,7 @@ export function createApp(): Express {
   app.use(docsRouter());
   app.use(methodNotAllowed); // a documented path with a method it does not have: 405 with Allow
   app.use(rejectUnknownQueryParameters);
+  if (demoReceiverUrl(config)) app.use(demoWebhookReceiver()); // the demo's loopback webhook receiver (embedded demo only)
 
   app.use(INGEST_PATH, jsonBodiesOnly, express.json({ limit: config.INGEST_BODY_LIMIT_BYTES }));
   app.use(WEBHOOK_PREFIX, jsonBodiesOnly, webhookRawBody()); // raw bytes for the provider signature

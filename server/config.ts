@@ -16,7 +16,8 @@ const int = (def: number) => z.coerce.number().int().positive().default(def);
 const EnvSchema = z.object({
   NODE_ENV: z.string().default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
-  HOST: z.string().default('0.0.0.0'),
+  // the address the API listens on; 0.0.0.0 = every IPv4 interface, 127.0.0.1 = this machine only
+  HOST: z.string().min(1).default('0.0.0.0'),
   // one host, or several (`postgres://h1:5432,h2:5432/db?target_session_attrs=read-write`, CONTRACT §22)
   DATABASE_URL: z.string().refine(isDatabaseUrl, 'must be a postgres:// URL, with one host or several (h1:5432,h2:5432)').optional(),
   DATA_DIR: z.string().default('./.data'),
@@ -65,6 +66,8 @@ const EnvSchema = z.object({
     .transform((v) => v.split(',').map(Number)),
   // CONTRACT §17: how many days before an entry's date its currency's latest rate may be
   FX_MAX_RATE_AGE_DAYS: z.coerce.number().int().min(0).max(3660).default(7),
+  // when set, GET /metrics answers only `Authorization: Bearer <METRICS_TOKEN>` (else 401)
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
 });

@@ -11,11 +11,12 @@ import { closeDatabase, connectDatabase } from './db/database.js';
 import { migrateUp } from './db/migrate.js';
 import { bootstrapAdmin } from './domains/auth/bootstrap.js';
 import { seedDemo } from './seed/demo.js';
+import { demoReceiverUrl } from './seed/demo-webhook-receiver.js';
 import { createApp } from './app.js';
 import { bannerLines, writeBanner } from './banner.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
-import { startDeliveryWorker } from './domains/webhooks/index.js';
+import { startDeliveryWorker, trustOwnReceiver } from './domains/webhooks/index.js';
 import { startExtractionWorker } from './domains/documents/index.js';
 
 const EMBEDDED_DB = 'finance';
@@ -29,6 +30,19 @@ async function ensureDatabase(serverUrl: (db: string) => string, name: string): 
   } finally {
     await client.end();
   }
+}
+
+/**
+ * The address the server is bound to, as a URL. A wildcard (HOST=0.0.0.0 or ::) is every interface:
+ * the URL names this machine's loopback and says so.
+ */
+function boundBase(address: ReturnType<http.Server['address']>, fallbackPort: number): { url: string; note: string } {
+  if (!address || typeof address === 'string') return { url: `http://localhost:${fallbackPort}`, note: '' };
+  if (address.address === '0.0.0.0' || address.address === '::') {
+    return { url: `http://localhost:${address.port}`, note: `   (bound to ${address.address}: every interface; HOST narrows it)` };
+  }
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return { url: `http://${host}:${address.port}`, note: '' };
 }
 
 function readConfig(): Config {
@@ -61,6 +75,8 @@ async function main(): Promise<void> {
 
   wireDomainReactions();
   const syncScheduler = await startSyncScheduler(databaseUrl); // scheduled pulls (pg-boss, same PostgreSQL)
+  const demoReceiver = demoReceiverUrl(config); // the demo's own webhook receiver, trusted before the seed's first delivery
+  trustOwnReceiver(demoReceiver);
   const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
   const extractionWorker = await startExtractionWorker(databaseUrl); // documents read after commit (pg-boss, CONTRACT §21)
   // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
@@ -69,7 +85,7 @@ async function main(): Promise<void> {
   const admin = await bootstrapAdmin({ email: config.ADMIN_EMAIL, password: config.ADMIN_PASSWORD });
   let demoApiKey: string | undefined;
   if (config.SEED_DEMO) {
-    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com');
+    const seeded = await seedDemo(config.ADMIN_EMAIL ?? 'admin@example.com', undefined, { webhookReceiverUrl: demoReceiver });
     if (seeded.seeded) logger.info({ workspaceId: seeded.workspaceId }, 'demo data seeded');
     demoApiKey = seeded.apiKey;
   }
@@ -78,11 +94,10 @@ async function main(): Promise<void> {
   const server = http.createServer(app);
   server.keepAliveTimeout = 5_000;
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : config.PORT;
-  const base = `http://localhost:${port}`;
-  logger.info({ url: base }, 'listening');
-  const lines = bannerLines({ base, embeddedDataDir: embedded ? config.DATA_DIR : undefined, admin });
+  const base = boundBase(server.address(), config.PORT);
+  logger.info({ url: base.url }, 'listening');
+  const lines = bannerLines({ base: base.url, embeddedDataDir: embedded ? config.DATA_DIR : undefined, admin });
+  lines[1] += base.note;
   if (demoApiKey)
     lines.splice(lines.length - 1, 0, `  Demo API key: ${demoApiKey}   (an app's key for the demo workspace; shown only once)`);
   writeBanner(lines);

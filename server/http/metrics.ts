@@ -1,4 +1,8 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
+import { AppError } from '../lib/errors.js';
+import { runtime } from '../runtime.js';
+import { sendError } from './errors.js';
 import { httpRequestDuration, httpRequests, metricsRegistry } from '../lib/metrics.js';
 import { registerBacklogMetrics } from '../db/backlog-metrics.js';
 import { registerPoolMetrics } from '../db/pool-metrics.js';
@@ -7,9 +11,9 @@ import { registerPoolMetrics } from '../db/pool-metrics.js';
  * `GET /metrics` in the Prometheus text format (version 0.0.4), rendered by prom-client from
  * server/lib/metrics.ts.
  *
- * Public by design, like /healthz: it holds no tenant data (route templates, counts, latencies,
- * pool sizes, process figures), and a deployment keeps it off the public internet at the load
- * balancer. It is not part of the API, so it is not in openapi.json.
+ * It holds no tenant data (route templates, counts, latencies, pool sizes, process figures). Public
+ * like /healthz unless METRICS_TOKEN is set: then only `Authorization: Bearer <METRICS_TOKEN>` is
+ * answered (401 otherwise). It is not part of the API, so it is not in openapi.json.
  */
 
 /** The route template of a request for labels (server/http/route-templates.ts; handed in by server/app.ts). */
@@ -40,13 +44,28 @@ function measure(routeTemplateOf: RouteTemplateOf): RequestHandler {
  */
 const canonicalNaN = (text: string) => text.replace(/ Nan$/gm, ' NaN');
 
+const hmacKey = randomBytes(32);
+const digest = (value: string) => createHmac('sha256', hmacKey).update(value).digest();
+
+/** Whether the request may read /metrics: no METRICS_TOKEN configured, or its bearer token (compared in constant time). */
+function scrapeAllowed(req: Request): boolean {
+  const token = runtime().config.METRICS_TOKEN;
+  if (!token) return true;
+  const match = /^Bearer (\S+)$/.exec(req.get('authorization') ?? '');
+  return !!match && timingSafeEqual(digest(match[1]!), digest(token));
+}
+
 /** The request-metrics middleware and `GET /metrics`; mount it first. */
 export function metricsRouter(routeTemplateOf: RouteTemplateOf): Router {
   registerPoolMetrics(metricsRegistry);
   registerBacklogMetrics(metricsRegistry);
   const r = Router();
   r.use(measure(routeTemplateOf));
-  r.get('/metrics', async (_req, res, next) => {
+  r.get('/metrics', async (req, res, next) => {
+    if (!scrapeAllowed(req)) {
+      res.setHeader('WWW-Authenticate', 'Bearer realm="metrics"');
+      return sendError(res, new AppError('UNAUTHORIZED', 'The metrics need Authorization: Bearer <METRICS_TOKEN>.'));
+    }
     try {
       const text = await metricsRegistry.metrics();
       res.type(metricsRegistry.contentType).setHeader('Cache-Control', 'no-store');

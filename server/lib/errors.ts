@@ -75,6 +75,16 @@ export function boundValidationIssues(err: unknown): void {
   }
 }
 
+/**
+ * trpc-to-openapi's 415 reads `Unsupported content-type "text/plain` (its closing quote is missing):
+ * say it as a sentence with the remedy.
+ */
+function sentence(message: string): string {
+  const unsupported = /^Unsupported content-type "([^"]*)$/.exec(message);
+  if (unsupported) return `Unsupported content type "${unsupported[1]}": send the body as application/json`;
+  return message;
+}
+
 type Presented = { status: number; body: ErrorBody; headers?: Record<string, string> };
 
 function presentUnbounded(err: unknown): Presented {
@@ -88,7 +98,8 @@ function presentUnbounded(err: unknown): Presented {
     const headers = err instanceof AppError ? err.headers : undefined;
     const listed = err instanceof AppError ? err.issues : undefined;
     const status = ERROR_TABLE[code].status;
-    return { status, body: listed ? { message: err.message, code, issues: listed } : { message: err.message, code }, headers };
+    const message = sentence(err.message);
+    return { status, body: listed ? { message, code, issues: listed } : { message, code }, headers };
   }
   return internal();
 }

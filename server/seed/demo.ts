@@ -9,6 +9,7 @@ import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
 import { seedDemoFxRates } from './demo-fx.js';
 import { seedDemoApiKey } from './demo-api-key.js';
+import { seedDemoShowcase } from './demo-showcase.js';
 import { EntrySource, Party, Project, Tag, User, Workspace, WorkspaceMember } from '../db/models/index.js';
 
 const PARTIES: [string, 'PERSON' | 'ORGANIZATION', string][] = [
@@ -34,11 +35,14 @@ export type DemoSeed = { seeded: boolean; workspaceId?: number; apiKey?: string 
  * A demo workspace with realistic data, created only on an empty database, by one of the
  * instances that start on it at once (the others find it there).
  */
-export function seedDemo(adminEmail: string, today = clock.now()): Promise<DemoSeed> {
-  return withStartupLock(pgClientConfig(), 'demo seed', () => seedEmptyDatabase(adminEmail, today));
+export function seedDemo(adminEmail: string, today = clock.now(), opts: DemoOptions = {}): Promise<DemoSeed> {
+  return withStartupLock(pgClientConfig(), 'demo seed', () => seedEmptyDatabase(adminEmail, today, opts));
 }
 
-async function seedEmptyDatabase(adminEmail: string, today: Date): Promise<DemoSeed> {
+/** `webhookReceiverUrl`: the demo's own loopback receiver (server/seed/demo-webhook-receiver.ts), when the service runs one. */
+export type DemoOptions = { webhookReceiverUrl?: string | null };
+
+async function seedEmptyDatabase(adminEmail: string, today: Date, opts: DemoOptions): Promise<DemoSeed> {
   if ((await Workspace.count()) > 0) return { seeded: false };
   const admin = await User.findOne({ where: { email: adminEmail.toLowerCase() } });
   const base = await transaction(async (tx) => {
@@ -80,8 +84,9 @@ async function seedEmptyDatabase(adminEmail: string, today: Date): Promise<DemoS
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
-    await seedDemoWebhooks(admin.id, base);
     await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoWebhooks(admin.id, base, opts.webhookReceiverUrl ?? null); // before the showcase: its events are delivered
+    await seedDemoShowcase(seedActor(admin.id, base.workspaceId), base, today);
     const apiKey = await seedDemoApiKey(seedActor(admin.id, base.workspaceId), base.workspaceId);
     return { seeded: true, workspaceId: base.workspaceId, apiKey };
   }

@@ -35,13 +35,15 @@ describe('demo seed: accounting', () => {
   it('has a review queue with items in every state, consistent with their entries', async () => {
     const res = await api.get('/accounting/reviews', { token, query: { workspaceId, limit: 100 } });
     const statuses = new Set(res.body.items.map((r: any) => r.status));
-    expect(statuses).toEqual(new Set(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED']));
+    // CANCELLED: the review of the entry the demo corrects (server/seed/demo-showcase.ts)
+    expect(statuses).toEqual(new Set(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED', 'CANCELLED']));
     const entryStatusBy: Record<string, string> = {
       QUEUED: 'UNDER_REVIEW',
       IN_REVIEW: 'UNDER_REVIEW',
       APPROVED: 'COMPLETED',
       REJECTED: 'REJECTED',
       CHANGES_REQUESTED: 'PENDING',
+      CANCELLED: 'VOIDED',
     };
     for (const r of res.body.items) expect(r.entry.entryStatus).toBe(entryStatusBy[r.status]);
     const dashboard = await api.get('/accounting/dashboard', { token, query: { workspaceId } });

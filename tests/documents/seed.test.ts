@@ -36,6 +36,7 @@ describe('demo seed', () => {
         ['PAYMENT_PROOF', 'UPLOADED', 'image/png'],
         ['BASIS', 'REQUESTED', null],
         ['BASIS', 'UPLOADED', 'application/xml'], // the inbox's e-invoice, attached automatically
+        ['BASIS', 'APPROVED', 'application/pdf'], // the invoice of the line-items entry (server/seed/demo-showcase.ts)
       ]);
       expect(docs[0].is_complete).toBe(true);
       expect(docs[2].is_complete).toBe(false);

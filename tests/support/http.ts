@@ -3,6 +3,7 @@ import http from 'node:http';
 import { afterAll } from 'vitest';
 import { createApp } from '../../server/app.js';
 import { scanResponse } from '../cross-cutting/security/secret-scan.js';
+import { messageProblem } from './error-messages.js';
 
 export { registerSecret, scannedResponses } from '../cross-cutting/security/secret-scan.js';
 
@@ -40,6 +41,19 @@ export function startServer(): Promise<Api> {
   return shared;
 }
 
+/**
+ * The sweep of issue 37 over every 4xx the suites provoke through this client (the access matrix,
+ * fuzz and probe suites included): its message must read as a sentence with balanced quotes and
+ * brackets (tests/support/error-messages.ts); otherwise the request throws, naming the message.
+ */
+function checkErrorMessage(method: string, path: string, status: number, body: unknown): void {
+  if (status < 400 || status >= 500 || !body || typeof body !== 'object') return;
+  const message = (body as { message?: unknown }).message;
+  if (typeof message !== 'string') return;
+  const problem = messageProblem(message);
+  if (problem) throw new Error(`${method} ${path} → ${status}: the error message ${problem}: ${JSON.stringify(message)}`);
+}
+
 export function client(baseUrl: string): Api {
   const request = async <T>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> => {
     const url = new URL(path, baseUrl);
@@ -57,6 +71,7 @@ export function client(baseUrl: string): Api {
     let parsed: unknown = text;
     if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
     scanResponse(method, url.pathname, text, parsed === text ? undefined : parsed); // no secret in any response
+    checkErrorMessage(method, url.pathname, res.status, parsed); // every 4xx message reads as a sentence
     return { status: res.status, body: parsed as T, headers: res.headers, text };
   };
   return {

@@ -79,12 +79,23 @@ export type CompiledRule = {
 export type RuleSet = { workspaceId: number; rules: CompiledRule[] };
 
 /** A pattern RE2 refuses (backreferences, lookaround, bad syntax). */
+/**
+ * RE2's reason as part of a sentence: `error parsing regexp: missing closing ): \`(a\`` becomes
+ * `missing closing ")"` (the pattern is quoted once already, a bare bracket is quoted).
+ */
+function readableReason(reason: string): string {
+  return reason
+    .replace(/^error parsing regexp: /, '')
+    .replace(/: `[^`]*`$/, '')
+    .replace(/(^|\s)([()[\]{}])(?=\s|$)/g, '$1"$2"');
+}
+
 export class RulePatternError extends Error {
   constructor(
     readonly pattern: string,
     reason: string,
   ) {
-    super(`Pattern ${JSON.stringify(pattern)} is not an RE2 regular expression: ${reason}`);
+    super(`Pattern ${JSON.stringify(pattern)} is not an RE2 regular expression: ${readableReason(reason)}`);
   }
 }
 

@@ -8,3 +8,4 @@ export { outboxCtesSql, outboxRows, publish, publishMany, type PublishInput, typ
 export { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
+export { trustOwnReceiver } from './url-guard.js';

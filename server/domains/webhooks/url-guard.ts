@@ -18,19 +18,37 @@ export function parseWebhookUrl(raw: string): URL {
   return url;
 }
 
-const guard = (): GuardOptions => ({
-  allowPrivate: runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS,
+/** The demo's own loopback receiver (server/seed/demo-webhook-receiver.ts): the one private URL allowed without the setting. */
+let ownReceiver: string | null = null;
+
+/** Demo mode only: lets endpoints point at exactly this URL of the service itself (origin and path). */
+export function trustOwnReceiver(url: string | null): void {
+  ownReceiver = url === null ? null : receiverKey(new URL(url));
+}
+
+/** The URL without query or fragment, `localhost` read as 127.0.0.1 (the receiver's own host when bound to loopback or every interface). */
+function receiverKey(url: URL): string {
+  const copy = new URL(url.href);
+  if (copy.hostname === 'localhost') copy.hostname = '127.0.0.1';
+  return `${copy.origin}${copy.pathname}`;
+}
+
+const isOwnReceiver = (url: URL) => ownReceiver !== null && receiverKey(url) === ownReceiver;
+
+const guard = (url: URL): GuardOptions => ({
+  allowPrivate: runtime().config.WEBHOOK_ALLOW_PRIVATE_HOSTS || isOwnReceiver(url),
   label: 'webhook host',
   setting: 'WEBHOOK_ALLOW_PRIVATE_HOSTS',
 });
 
 /** Before an attempt: the address to connect to, or 400 (AppError) when the host is refused or does not resolve. */
-export const resolveWebhookHost = (url: URL): Promise<ResolvedAddress> => resolveGuarded(url.hostname, guard());
+export const resolveWebhookHost = (url: URL): Promise<ResolvedAddress> => resolveGuarded(url.hostname, guard(url));
 
 /**
  * The write-time check: 400 for a URL that is not http(s), or whose host is, or resolves to, a
  * non-public address. A name that does not resolve yet is accepted (its deliveries fail until it does).
  */
 export async function assertWebhookUrl(raw: string): Promise<void> {
-  await assertPublicHost(parseWebhookUrl(raw).hostname, guard());
+  const url = parseWebhookUrl(raw);
+  await assertPublicHost(url.hostname, guard(url));
 }

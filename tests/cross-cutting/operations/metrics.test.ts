@@ -1,6 +1,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordSyncOutcome } from '../../../server/lib/metrics.js';
+import { runtime } from '../../../server/runtime.js';
 import { actor, buildWorkspace } from '../../support/factories.js';
 import { startServer, type Api } from '../../support/http.js';
 import { ingest, integrationWorld, item as ingestItem } from '../../integrations/helpers.js';
@@ -256,5 +257,23 @@ describe('sync outcomes from real pushes', () => {
     }
     const res = await api.get('/metrics');
     expect(res.text).toContain('# TYPE job_queue_depth gauge');
+  });
+
+  it('with METRICS_TOKEN set, answers only its bearer token (401 with the contract body otherwise)', async () => {
+    const config = runtime().config;
+    config.METRICS_TOKEN = 'metrics-scrape-token-0123456789';
+    try {
+      for (const authorization of [undefined, 'Bearer wrong-token-0123456789', 'metrics-scrape-token-0123456789', `Bearer ${token}`]) {
+        const res = await api.get('/metrics', { headers: authorization ? { authorization } : {} });
+        expect(res.status, String(authorization)).toBe(401);
+        expect(res.body).toEqual({ message: 'The metrics need Authorization: Bearer <METRICS_TOKEN>.', code: 'UNAUTHORIZED' });
+        expect(res.text).not.toContain('http_requests_total');
+      }
+      const ok = await api.get('/metrics', { headers: { authorization: 'Bearer metrics-scrape-token-0123456789' } });
+      expect(ok.status).toBe(200);
+      expect(ok.text).toContain('# TYPE http_requests_total counter');
+    } finally {
+      delete config.METRICS_TOKEN;
+    }
   });
 });
