@@ -49,6 +49,9 @@ function passed(ok: boolean, check: AccessCheck): boolean {
   return ok;
 }
 
+/** CONTRACT §19: what a key creates has `createdBy` null (its events name the key); a person's, the person. */
+export const creatorOf = (actor: Actor): string | null => (actor.kind === 'API_KEY' ? null : actor.userId);
+
 /**
  * Throws what a failed check answers, when one of the checks a request passed fails for the
  * actor now: the permission first (403), then scope (403 for a named workspace, 404 for an object).

@@ -129,9 +129,11 @@ describe('a key at work', () => {
     const rest = await api.post('/entries', entryBody(p, 'rest-by-key'), { token: key.apiKey });
     expect(rest.status).toBe(200);
     expect(rest.body.projectId).toBe(p);
+    expect(rest.body.createdBy).toBeNull(); // CONTRACT §19: what a key creates is the key's, not its creator's
     const trpc = await api.post('/trpc/entries.create', entryBody(p, 'trpc-by-key'), { token: key.apiKey });
     expect(trpc.status).toBe(200);
     expect(trpc.body.result.data.reference).toBe('trpc-by-key');
+    expect(trpc.body.result.data.createdBy).toBeNull();
 
     expectErrorBody(await api.post('/entries', entryBody(q), { token: key.apiKey }), 404, 'NOT_FOUND');
     const trpcOther = await api.post('/trpc/entries.create', entryBody(q), { token: key.apiKey });

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { badRequest, conflict } from '../../lib/errors.js';
-import { requirePermission, scope, type Actor } from '../../lib/scope.js';
+import { requirePermission, creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryFromLineInput } from '../../../shared/contracts/banking.js';
 import type { EntryObject } from '../../../shared/contracts/entries.js';
 import type { MatchObject } from '../../../shared/contracts/banking.js';
@@ -63,7 +63,7 @@ export async function createEntryFromLine(
         entryDate: line.booking_date,
         description: input.description ?? line.description,
         reference: line.reference,
-        createdBy: actor.userId,
+        createdBy: creatorOf(actor),
         tagIds: input.tagIds,
       },
       who,

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { badRequest, notFound } from '../../lib/errors.js';
-import { scope, type Actor } from '../../lib/scope.js';
+import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryInput, EntryObject, UpdateEntryInput } from '../../../shared/contracts/entries.js';
 import { lockEntry, presentEntry } from './entry-rows.js';
 import { byUser } from './events.js';
@@ -43,7 +43,7 @@ export async function createEntry(actor: Actor, input: CreateEntryInput): Promis
     const project = await projectForActor(actor, input.projectId, tx);
     const row = await createEntryRow(
       tx,
-      { ...input, workspaceId: project.workspace_id, createdBy: actor.userId },
+      { ...input, workspaceId: project.workspace_id, createdBy: creatorOf(actor) },
       byUser(actor),
       undefined,
       {

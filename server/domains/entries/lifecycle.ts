@@ -1,7 +1,7 @@
 import { transaction } from '../../db/database.js';
 import { todayUtc } from '../../lib/dates.js';
 import { badRequest, conflict } from '../../lib/errors.js';
-import type { Actor } from '../../lib/scope.js';
+import { creatorOf, type Actor } from '../../lib/scope.js';
 import type { EntryObject, EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
 import { lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 import { tagIdsOf } from './entry-writes.js';
@@ -39,7 +39,7 @@ const fromOriginal = (original: EntryRow, actor: Actor) => ({
   entrySourceId: original.entry_source_id,
   baseCurrency: original.base_currency.trim(),
   reference: original.reference,
-  createdBy: actor.userId,
+  createdBy: creatorOf(actor),
 });
 
 /**
@@ -147,7 +147,7 @@ export async function correctEntry(actor: Actor, input: CorrectInput): Promise<E
         description: input.description ?? original.description,
         reference: input.reference ?? original.reference,
         excludeFromSync: original.exclude_from_sync,
-        createdBy: actor.userId,
+        createdBy: creatorOf(actor),
         tagIds: await tagIdsOf(tx, original.id),
       },
       who,

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { badRequest, conflict } from '../../lib/errors.js';
-import { scope, type Actor } from '../../lib/scope.js';
+import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateIntegrationInput, IntegrationObject, IntegrationWithKey } from '../../../shared/contracts/integrations.js';
 import { newApiKey } from './api-keys.js';
 import { lockIntegration, presentIntegration, type IntegrationRow } from './integration-rows.js';
@@ -48,7 +48,7 @@ export async function createIntegration(actor: Actor, input: CreateIntegrationIn
           prefix: key.prefix,
           hash: key.hash,
           sourceId: source.id,
-          createdBy: actor.userId,
+          createdBy: creatorOf(actor),
           now,
         },
         type: QueryTypes.SELECT,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
-import { scope, type Actor } from '../../lib/scope.js';
+import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type {
   CreateWebhookEndpointInput,
   UpdateWebhookEndpointInput,
@@ -35,7 +35,7 @@ export async function createEndpoint(actor: Actor, input: CreateWebhookEndpointI
         url: input.url,
         types: typesLiteral(input.eventTypes),
         description: input.description || null,
-        createdBy: actor.userId,
+        createdBy: creatorOf(actor),
         now,
         ...sealedSecretColumns(id, secret),
       },

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../../db/database.js';
 import { AppError, badRequest, conflict } from '../../../lib/errors.js';
-import { requirePermission, scope, type Actor } from '../../../lib/scope.js';
+import { requirePermission, creatorOf, scope, type Actor } from '../../../lib/scope.js';
 import type {
   AttachInboxInput,
   CreateEntryFromDocumentInput,
@@ -166,7 +166,7 @@ export async function createEntryFromDocument(
         entryDate: need(input.entryDate ?? read?.issueDate, 'issue date (entryDate)'),
         description: input.description ?? ([counterparty?.name, number].filter(Boolean).join(' ') || doc.document_name),
         reference: input.reference ?? number,
-        createdBy: actor.userId,
+        createdBy: creatorOf(actor),
         tagIds: input.tagIds,
       },
       byUser(actor),
