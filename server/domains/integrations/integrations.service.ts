@@ -1,27 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { db, transaction, type Transaction } from '../../db/database.js';
+import { db, transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
-import { badRequest, conflict } from '../../lib/errors.js';
+import { conflict } from '../../lib/errors.js';
 import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateIntegrationInput, IntegrationObject, IntegrationWithKey } from '../../../shared/contracts/integrations.js';
 import { newApiKey } from './api-keys.js';
 import { lockIntegration, presentIntegration, type IntegrationRow } from './integration-rows.js';
-
-/** Empty = every project of the workspace; otherwise each id must be one of the workspace's projects (400). */
-async function checkedProjectIds(tx: Transaction, workspaceId: number, ids: number[]): Promise<number[]> {
-  const unique = [...new Set(ids)].sort((a, b) => a - b);
-  if (unique.length === 0) return [];
-  const rows = await db().query<{ id: number }>('SELECT id FROM projects WHERE workspace_id = :ws AND id IN (:ids)', {
-    replacements: { ws: workspaceId, ids: unique },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const found = new Set(rows.map((r) => r.id));
-  const missing = unique.find((id) => !found.has(id));
-  if (missing !== undefined) throw badRequest(`Project ${missing} is not a project of this workspace`);
-  return unique;
-}
+import { checkedProjectIds } from '../../lib/project-ids.js';
 
 /** Creates the integration with its own entry source; the API key is returned once and only its hash is kept. */
 export async function createIntegration(actor: Actor, input: CreateIntegrationInput): Promise<IntegrationWithKey> {

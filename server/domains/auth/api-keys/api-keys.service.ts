@@ -1,26 +1,12 @@
 import { QueryTypes } from 'sequelize';
-import { db, transaction, type Transaction } from '../../../db/database.js';
+import { db, transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { badRequest, conflict, forbidden } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { ApiKeyObject, ApiKeyWithSecret, CreateApiKeyInput, RotateApiKeyInput } from '../../../../shared/contracts/api-keys.js';
 import { newAppKey } from './key-format.js';
 import { findApiKey, KEY_COLUMNS, presentApiKey, type ApiKeyRow } from './key-rows.js';
-
-/** Each id must be one of the workspace's projects (400); empty = the whole workspace. */
-async function checkedProjectIds(tx: Transaction, workspaceId: number, ids: readonly number[]): Promise<number[]> {
-  const unique = [...new Set(ids)].sort((a, b) => a - b);
-  if (unique.length === 0) return [];
-  const rows = await db().query<{ id: number }>('SELECT id FROM projects WHERE workspace_id = :ws AND id IN (:ids)', {
-    replacements: { ws: workspaceId, ids: unique },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const found = new Set(rows.map((r) => r.id));
-  const missing = unique.find((id) => !found.has(id));
-  if (missing !== undefined) throw badRequest(`Project ${missing} is not a project of this workspace`);
-  return unique;
-}
+import { checkedProjectIds } from '../../../lib/project-ids.js';
 
 /** CONTRACT §19: a full member of the workspace, giving only permissions it holds itself; the secret is shown once. */
 export async function createApiKey(actor: Actor, input: CreateApiKeyInput): Promise<ApiKeyWithSecret> {

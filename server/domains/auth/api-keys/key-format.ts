@@ -1,24 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBase62, sha256Hex } from '../../../lib/key-material.js';
 
-const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 const VISIBLE_CHARS = 8;
 /** 43 base62 characters carry 256 bits: 32 random bytes (CONTRACT §19) */
 const SECRET_CHARS = 43;
 const KEY_FORMAT = /^fes_app_[A-Za-z0-9]{8}_[A-Za-z0-9]{43}$/;
 
-/** Uniform base62 characters from the CSPRNG (rejection sampling, no modulo bias). */
-function randomBase62(length: number): string {
-  let out = '';
-  while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
-  }
-  return out;
-}
-
 /** SHA-256 (hex) of the whole key: the only form of it the database keeps (the key carries 256 random bits). */
-export const hashAppKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
+export const hashAppKey = (key: string): string => sha256Hex(key);
 
 /**
  * `fes_app_<8 visible>_<43 secret>`: a fixed, recognisable shape for secret scanners (the
