@@ -58,10 +58,10 @@ describe('process output', () => {
 
     const password = /Admin login: {2}first@example\.com \/ (\S+)/.exec(stderr)?.[1];
     expect(password).toMatch(/^[\w-]{16}$/);
-    expect(stderr).toMatch(/listening on http:\/\/localhost:\d+/);
+    expect(stderr).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/); // HOST=127.0.0.1: the address actually bound
     const lines = stdout.split('\n').filter((line) => line !== '');
     const records = lines.map((line) => JSON.parse(line) as { msg?: string; url?: string });
-    expect(records.find((r) => r.msg === 'listening')?.url).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(records.find((r) => r.msg === 'listening')?.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(stdout).not.toContain(password!);
   }, 120_000);
 });
