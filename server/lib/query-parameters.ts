@@ -1,8 +1,15 @@
 import { AppError } from './errors.js';
 
+/**
+ * A name as it stands in the URL, percent-encoded (parentheses and quotes too): a caller's name can
+ * hold any character, and the message must stay a readable sentence (its raw form is in `issues`).
+ */
+const asInUrl = (name: string) =>
+  `"${encodeURIComponent(name).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}"`;
+
 /** The 400 of CONTRACT §1 for query parameters a route does not take, naming them. */
 export function unknownQueryParameters(names: string[]): AppError {
-  const message = `Unknown query parameter${names.length > 1 ? 's' : ''}: ${names.join(', ')}`;
+  const message = `Unknown query parameter${names.length > 1 ? 's' : ''} ${names.map(asInUrl).join(', ')}.`;
   return new AppError('BAD_REQUEST', message, { issues: [{ code: 'unrecognized_keys', keys: names, path: [], message }] });
 }
 

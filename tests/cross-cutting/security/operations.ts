@@ -70,8 +70,29 @@ const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
 export type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
 
+/**
+ * The committed document with its internal references (`#/components/...`) written out in place, so
+ * the probes read every schema, parameter and enum where the operation uses it. A reference met again
+ * inside itself (a recursive schema) is left as it is.
+ */
 export function committedOpenApi(): OpenApiDocument {
-  return JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as OpenApiDocument;
+  const doc = JSON.parse(readFileSync(new URL('../../../openapi.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  const target = (ref: string): unknown =>
+    ref
+      .slice(2)
+      .split('/')
+      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+  const inline = (node: unknown, open: ReadonlySet<string>): unknown => {
+    if (Array.isArray(node)) return node.map((item) => inline(item, open));
+    if (!node || typeof node !== 'object') return node;
+    const { $ref, ...rest } = node as Record<string, unknown>;
+    if (typeof $ref === 'string' && $ref.startsWith('#/') && !open.has($ref)) {
+      const resolved = inline(target($ref), new Set([...open, $ref])) as Record<string, unknown>;
+      return { ...resolved, ...(inline(rest, open) as Record<string, unknown>) };
+    }
+    return Object.fromEntries(Object.entries(node as Record<string, unknown>).map(([k, v]) => [k, inline(v, open)]));
+  };
+  return { ...doc, paths: inline(doc.paths, new Set()) } as OpenApiDocument;
 }
 
 export const operationKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
