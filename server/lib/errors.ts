@@ -80,9 +80,21 @@ export function boundValidationIssues(err: unknown): void {
  * say it as a sentence with the remedy.
  */
 function sentence(message: string): string {
-  const unsupported = /^Unsupported content-type "([^"]*)$/.exec(message);
-  if (unsupported) return `Unsupported content type "${unsupported[1]}": send the body as application/json`;
+  const unsupported = /^Unsupported content-type "(.*)$/s.exec(message);
+  if (unsupported) return `Unsupported content type ${quotedValue(unsupported[1])}: send the body as application/json`;
   return message;
+}
+
+/**
+ * A caller's value quoted inside a message: JSON-escaped (a backslash as \u005c, so no escape can
+ * pass for the closing quote), backticks and curly quotes escaped too, and cut at 80 characters, so
+ * the message stays a sentence whatever the caller sent.
+ */
+export function quotedValue(value: string): string {
+  const cut = value.length > 80 ? `${value.slice(0, 80)}…` : value;
+  return JSON.stringify(cut)
+    .replace(/\\\\/g, '\\u005c')
+    .replace(/[`‘’“”]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 type Presented = { status: number; body: ErrorBody; headers?: Record<string, string> };

@@ -1,6 +1,7 @@
 import PgBoss from 'pg-boss';
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../../db/database.js';
+import { pgConnectionOf } from '../../../db/hosts.js';
 import { withStartupLock } from '../../../db/startup-lock.js';
 import { runtime } from '../../../runtime.js';
 import { documentStorage } from '../../../storage/document-storage.js';
@@ -110,10 +111,12 @@ export async function startExtractionWorker(
   opts: { pollingIntervalSeconds?: number; schema?: string; batchSize?: number } = {},
 ): Promise<ExtractionWorker> {
   const schema = opts.schema ?? 'pgboss';
-  const boss = new PgBoss({ connectionString: databaseUrl, schema, max: 3, application_name: 'finance-entries-documents' });
+  // DATABASE_URL may name several hosts (CONTRACT §22): pg-boss's pool then connects to the primary
+  const connection = pgConnectionOf(databaseUrl);
+  const boss = new PgBoss({ ...connection, schema, max: 3, application_name: 'finance-entries-documents' });
   boss.on('error', (err) => runtime().logger.error({ err }, 'pg-boss error (documents)'));
   // the same turn-taking as the sync scheduler's: pg-boss 10 creates queues without a lock
-  await withStartupLock({ connectionString: databaseUrl }, `pg-boss in ${schema}`, async () => {
+  await withStartupLock(connection, `pg-boss in ${schema}`, async () => {
     await boss.start();
     await boss.createQueue(EXTRACT_QUEUE, {
       name: EXTRACT_QUEUE,
