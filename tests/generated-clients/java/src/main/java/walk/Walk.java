@@ -148,8 +148,9 @@ public final class Walk {
     }
     step("upload document");
 
+    // the filters, then bom (CONTRACT: GET /entries/export/csv?bom=true adds a byte-order mark), all left out
     File csv =
-        entries.exportEntriesCsv(workspace.getId(), null, null, null, null, null, null, null, null, null, null, null, null, null);
+        entries.exportEntriesCsv(workspace.getId(), null, null, null, null, null, null, null, null, null, null, null, null, null, null);
     List<String> lines = Files.readString(csv.toPath(), StandardCharsets.UTF_8).strip().lines().collect(Collectors.toList());
     if (!lines.get(0).startsWith("ID,Date,Type,Status,Amount") || lines.size() != 6) fail("download csv", lines);
     step("download csv");
