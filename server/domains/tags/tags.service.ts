@@ -2,7 +2,7 @@ import { Op, col, fn, where } from 'sequelize';
 import { transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { Tag } from '../../db/models/index.js';
-import { conflict, notFound } from '../../lib/errors.js';
+import { conflict, notFound, quotedValue } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { CreateTagInput, TagObject, UpdateTagInput } from '../../../shared/contracts/tags.js';
 
@@ -21,7 +21,7 @@ async function assertNameFree(workspaceId: number, name: string, tx: Transaction
   const others = exceptId ? { id: { [Op.ne]: exceptId } } : {};
   const sameName = where(fn('lower', col('name')), name.toLowerCase());
   const existing = await Tag.findOne({ where: { workspaceId, archivedAt: null, ...others, [Op.and]: [sameName] }, transaction: tx });
-  if (existing) throw conflict(`A tag named "${name}" already exists in this workspace`);
+  if (existing) throw conflict(`A tag named ${quotedValue(name)} already exists in this workspace`);
 }
 
 /** A usable tag the actor may change; an archived one is gone for writes (404). */
