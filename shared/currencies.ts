@@ -1,6 +1,6 @@
 /**
  * The ISO 4217 list (CONTRACT §5): every code a currency field accepts, with its minor-unit exponent.
- * Active currencies and fund codes; not the X-codes that are no currency (XTS testing, XXX none,
+ * Active currencies and fund codes; not the X-codes that are no currency (XTS for testing, the three-X code for "no currency",
  * metals XAU/XAG/XPT/XPD, bond units XBA–XBD, XDR, XSU, XUA). Codes withdrawn in recent years that
  * ledgers still carry (ANG, CUC, SLL, ZWL) stay readable and writable; HRK (Croatia, euro since 2023) is gone.
  */
