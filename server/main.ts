@@ -9,7 +9,7 @@ import { startEmbeddedPostgres, type EmbeddedServer } from './db/embedded.js';
 import { purgeExpiredKeys } from './http/idempotency-store.js';
 import { closeDatabase, connectDatabase } from './db/database.js';
 import { migrateUp } from './db/migrate.js';
-import { bootstrapAdmin } from './domains/auth/bootstrap.js';
+import { bootstrapAdmin } from './domains/auth/index.js';
 import { seedDemo } from './seed/demo.js';
 import { demoReceiverUrl } from './seed/demo-webhook-receiver.js';
 import { createApp } from './app.js';

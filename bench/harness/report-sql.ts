@@ -7,7 +7,8 @@
  */
 import pg from 'pg';
 import { reportsRouter } from '../../server/domains/reports/reports.router.js';
-import type { Context } from '../../server/trpc/context.js';
+import type { Request, Response } from 'express';
+import { contextOf } from '../../server/trpc/context.js';
 
 export type RecordedStatement = { text: string; values?: unknown[] };
 export type ReportCase = { name: string; path: string; query: Record<string, string | number>; call: string };
@@ -26,13 +27,9 @@ export async function recordReportSql(token: string, c: ReportCase, input: Recor
     return original.apply(this, args);
   };
   try {
-    const ctx = {
-      req: { headers: { authorization: `Bearer ${token}` } },
-      res: { setHeader: () => undefined },
-      requestId: 'bench',
-      transport: 'rest',
-    };
-    const caller = reportsRouter.createCaller(ctx as unknown as Context);
+    const req = { headers: { authorization: `Bearer ${token}` } } as unknown as Request;
+    const res = { setHeader: () => undefined, getHeader: () => 'bench' } as unknown as Response;
+    const caller = reportsRouter.createCaller(contextOf('rest', req, res));
     await (caller as unknown as Record<string, (i: unknown) => Promise<unknown>>)[c.call](input);
   } finally {
     proto.query = original;

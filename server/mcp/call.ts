@@ -11,6 +11,7 @@ import { runConfirmedOnce } from './confirmed-writes.js';
 import { principalOf } from './principal.js';
 import { toolError, toolResult, type ToolError } from './results.js';
 import { CONFIRM_FIELD, mayCall, type ToolDef } from './tools.js';
+import { contextOf } from '../trpc/context.js';
 
 /** The HTTP request a tool call arrived on, and its authenticated caller. */
 export type CallScope = { req: Request; res: Response; requestId: string; actor: Actor };
@@ -23,7 +24,7 @@ const createCaller = t.createCallerFactory(appRouter);
  * zod contract validates the arguments. Nothing here decides access.
  */
 async function runProcedure(scope: CallScope, tool: ToolDef, input: Record<string, unknown>): Promise<unknown> {
-  const caller = createCaller({ req: scope.req, res: scope.res, requestId: scope.requestId, transport: 'rest' });
+  const caller = createCaller({ ...contextOf('rest', scope.req, scope.res), requestId: scope.requestId });
   let target: unknown = caller;
   for (const segment of tool.path.split('.')) target = (target as Record<string, unknown>)[segment];
   return (target as (input: unknown) => Promise<unknown>)(input);

@@ -2,7 +2,6 @@ import { TRPCError } from '@trpc/server';
 import type { Permission } from '../../shared/permissions.js';
 import { AppError, knownError } from '../lib/errors.js';
 import { requirePermission } from '../lib/scope.js';
-import { authenticateRequest } from '../domains/auth/authenticate.js';
 import { runtime } from '../runtime.js';
 import { t } from './init.js';
 import type { RouteMeta } from './init.js';
@@ -55,7 +54,7 @@ export const publicProcedure = t.procedure.use(declares(normalizeErrors, { kind:
 export const authedProcedure = publicProcedure.use(
   declares(
     async ({ ctx, next }) => {
-      const actor = await authenticateRequest(ctx.req.headers.authorization);
+      const actor = await ctx.authenticate();
       return next({ ctx: { ...ctx, actor } });
     },
     { kind: 'authenticated' },

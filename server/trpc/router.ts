@@ -1,6 +1,5 @@
 import { router } from './init.js';
-import { authRouter } from '../domains/auth/auth.router.js';
-import { apiKeysRouter } from '../domains/auth/api-keys/api-keys.router.js';
+import { apiKeysRouter, authRouter } from '../domains/auth/index.js';
 import { usersRouter } from '../domains/users/users.router.js';
 import { workspacesRouter } from '../domains/workspaces/workspaces.router.js';
 import { projectsRouter } from '../domains/workspaces/projects.router.js';

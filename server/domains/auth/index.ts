@@ -1,5 +1,9 @@
-/** The auth domain's public surface for other domains (DESIGN §2). */
-export { authorizeRequest } from './authenticate.js';
+/** The auth domain's public surface: for other domains, the transports, main and the seed (DESIGN §2). */
+export { authenticateRequest, authorizeRequest, sessionCache } from './authenticate.js';
+export { bearerToken } from './tokens.js';
+export { bootstrapAdmin } from './bootstrap.js';
+export { authRouter } from './auth.router.js';
+export { apiKeysRouter } from './api-keys/api-keys.router.js';
 export { revokeSessionsOf } from './auth.service.js';
 export { hashPassword, verifyPassword } from './passwords.js';
 export { forgetSessionsOnAuthWrites } from './forget-on-write.js';
