@@ -13,3 +13,11 @@ export const reviewReactions = {
  * cancel (open reviews CANCELLED, on a void SYNCED copies STALE) do to an entry's reviews and sync records.
  */
 export const entryChangeReactions = { afterEntryEdited, afterEntryClosed };
+
+/** The accounting routers, for the app router. */
+export { connectionsRouter } from './connections/connections.router.js';
+export { categoriesRouter } from './categories/categories.router.js';
+export { mappingsRouter } from './mappings/mappings.router.js';
+export { reviewsRouter } from './reviews/reviews.router.js';
+export { accountingDashboardRouter } from './dashboard/dashboard.router.js';
+export { syncRouter } from './sync/sync.router.js';

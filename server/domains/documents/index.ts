@@ -4,3 +4,4 @@ export { requestDocumentInTransaction } from './documents.service.js';
 export { inboxRouter } from './inbox/inbox.router.js';
 export { uploadToInbox } from './inbox/inbox.service.js';
 export { startExtractionWorker, drainExtractions, type ExtractionWorker } from './extraction/extraction-jobs.js';
+export { documentsRouter } from './documents.router.js';

@@ -54,3 +54,4 @@ export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type Tr
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';
 export { entryEvents } from './outbound-events.js';
+export { entriesRouter } from './entries.router.js';

@@ -1,2 +1,3 @@
 /** The users domain's public surface for other domains (DESIGN §2). */
 export { findVisibleUser } from './users.service.js';
+export { usersRouter } from './users.router.js';

@@ -9,3 +9,4 @@ export { wakeWorkersAfterCommit } from './delivery-wakeup.js';
 export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './delivery-worker.js';
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
 export { trustOwnReceiver } from './url-guard.js';
+export { webhooksRouter } from './webhooks.router.js';

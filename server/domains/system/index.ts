@@ -1,0 +1,2 @@
+/** System: the bench's baseline procedures (DESIGN §2). */
+export { benchBaselineRouters } from './bench.router.js';

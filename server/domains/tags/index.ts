@@ -1,0 +1,2 @@
+/** Tags: the public surface (DESIGN §2). */
+export { tagsRouter } from './tags.router.js';
