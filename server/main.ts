@@ -15,7 +15,7 @@ import { demoReceiverUrl } from './seed/demo-webhook-receiver.js';
 import { createApp } from './app.js';
 import { bannerLines, writeBanner } from './banner.js';
 import { wireDomainReactions } from './domains/reactions.js';
-import { startSyncScheduler } from './domains/accounting/sync/scheduled-pulls.js';
+import { startSyncScheduler } from './domains/accounting/index.js';
 import { startDeliveryWorker, trustOwnReceiver } from './domains/webhooks/index.js';
 import { startExtractionWorker } from './domains/documents/index.js';
 

@@ -1,11 +1,11 @@
 import { Router } from 'express';
-import { entriesExportRoutes } from '../domains/entries/export.http.js';
-import { ingestRoutes } from '../domains/integrations/ingest.http.js';
-import { reportsPdfRoutes } from '../domains/reports/pdf/export-pdf.http.js';
-import { documentRoutes } from '../domains/documents/documents.http.js';
+import { entriesExportRoutes } from '../domains/entries/index.js';
+import { ingestRoutes } from '../domains/integrations/index.js';
+import { reportsPdfRoutes } from '../domains/reports/index.js';
+import { documentRoutes } from '../domains/documents/index.js';
 import { bankingRoutes } from '../domains/banking/index.js';
 import { fxRoutes } from '../domains/fx/index.js';
-import { webhookRoutes } from '../domains/accounting/webhooks/webhook.http.js';
+import { webhookRoutes } from '../domains/accounting/index.js';
 
 /**
  * Domain express routes (uploads, downloads, CSV/PDF streams, webhooks, ingest) register here.

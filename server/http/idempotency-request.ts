@@ -3,8 +3,7 @@ import type { Request } from 'express';
 import { AppError } from '../lib/errors.js';
 import { runtime } from '../runtime.js';
 import { authenticateRequest, bearerToken } from '../domains/auth/index.js';
-import { authenticateApiKey } from '../domains/integrations/ingest-auth.js';
-import { hashApiKey } from '../domains/integrations/api-keys.js';
+import { authenticateApiKey, hashApiKey } from '../domains/integrations/index.js';
 import type { Actor } from '../lib/scope.js';
 
 /** An authenticated caller of a keyed request: its key space, and the live actor when it is one (not an ingest key). */

@@ -21,3 +21,7 @@ export { mappingsRouter } from './mappings/mappings.router.js';
 export { reviewsRouter } from './reviews/reviews.router.js';
 export { accountingDashboardRouter } from './dashboard/dashboard.router.js';
 export { syncRouter } from './sync/sync.router.js';
+
+/** The inbound accounting webhooks (CONTRACT §10) and the scheduled pulls, for the app and main. */
+export { WEBHOOK_PREFIX, webhookRawBody, webhookRoutes } from './webhooks/webhook.http.js';
+export { startSyncScheduler } from './sync/scheduled-pulls.js';

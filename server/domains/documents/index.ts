@@ -5,3 +5,4 @@ export { inboxRouter } from './inbox/inbox.router.js';
 export { uploadToInbox } from './inbox/inbox.service.js';
 export { startExtractionWorker, drainExtractions, type ExtractionWorker } from './extraction/extraction-jobs.js';
 export { documentsRouter } from './documents.router.js';
+export { documentRoutes } from './documents.http.js';

@@ -55,3 +55,4 @@ export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.
 export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';
 export { entryEvents } from './outbound-events.js';
 export { entriesRouter } from './entries.router.js';
+export { entriesExportRoutes } from './export.http.js';
