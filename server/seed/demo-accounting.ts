@@ -2,12 +2,17 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../db/database.js';
 import type { Actor } from '../lib/scope.js';
 import type { AccountType } from '../../shared/contracts/accounting.js';
-import { createCategory } from '../domains/accounting/categories/categories.service.js';
-import { createConnection } from '../domains/accounting/connections/connections.service.js';
-import { batchUpsertPartyMappings } from '../domains/accounting/mappings/party-mappings.service.js';
-import { createTaxMapping } from '../domains/accounting/mappings/tax-mappings.service.js';
-import { approveReview, assignReview, rejectReview, requestChanges } from '../domains/accounting/reviews/review-decisions.js';
-import { createReview } from '../domains/accounting/reviews/reviews.service.js';
+import {
+  createCategory,
+  createConnection,
+  batchUpsertPartyMappings,
+  createTaxMapping,
+  approveReview,
+  assignReview,
+  rejectReview,
+  requestChanges,
+  createReview,
+} from '../domains/accounting/index.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
 /** code, name, type, parent code */

@@ -2,9 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../db/database.js';
 import type { Actor } from '../lib/scope.js';
 import type { CsvMapping } from '../../shared/contracts/banking.js';
-import { createAccount } from '../domains/banking/accounts.service.js';
-import { importStatement } from '../domains/banking/import.service.js';
-import { ignoreLine, listLines } from '../domains/banking/lines.service.js';
+import { createAccount, importStatement, ignoreLine, listLines } from '../domains/banking/index.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
 type Candidate = {

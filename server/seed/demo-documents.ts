@@ -2,9 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../db/database.js';
 import { formatMinorUnits } from '../lib/money.js';
 import type { Actor } from '../lib/scope.js';
-import { uploadDocument } from '../domains/documents/document-files.service.js';
-import { approveDocument, requestDocument } from '../domains/documents/documents.service.js';
-import { drainExtractions, uploadToInbox } from '../domains/documents/index.js';
+import { uploadDocument, approveDocument, requestDocument, drainExtractions, uploadToInbox } from '../domains/documents/index.js';
 import { makePng, makeReceiptPdf } from './demo-files.js';
 import type { DemoWorkspace } from './demo-entries.js';
 

@@ -1,9 +1,7 @@
 import { PERMISSIONS } from '../../shared/permissions.js';
 import type { Actor } from '../lib/scope.js';
-import { createEntry, reconcileEntry } from '../domains/entries/entries.service.js';
-import { changeStatus, refundEntry, reimburseEntry } from '../domains/entries/lifecycle.js';
-import { addNote } from '../domains/entries/notes.service.js';
-import { closePeriod, createPeriod } from '../domains/periods/periods.service.js';
+import { createEntry, reconcileEntry, changeStatus, refundEntry, reimburseEntry, addNote } from '../domains/entries/index.js';
+import { closePeriod, createPeriod } from '../domains/periods/index.js';
 
 export type DemoWorkspace = { workspaceId: number; projectIds: number[]; partyIds: number[]; tagIds: number[]; ownPartyId: number };
 

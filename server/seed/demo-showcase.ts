@@ -1,15 +1,11 @@
 import { QueryTypes } from 'sequelize';
 import { db } from '../db/database.js';
 import type { Actor } from '../lib/scope.js';
-import { createEntry } from '../domains/entries/entries.service.js';
-import { correctEntry } from '../domains/entries/lifecycle.js';
-import { push } from '../domains/accounting/sync/sync.service.js';
-import { createUser } from '../domains/users/users.service.js';
-import { addProjectMember } from '../domains/workspaces/projects.service.js';
-import { addMember } from '../domains/workspaces/members.service.js';
-import { approveReview } from '../domains/accounting/reviews/review-decisions.js';
-import { uploadDocument } from '../domains/documents/document-files.service.js';
-import { approveDocument } from '../domains/documents/documents.service.js';
+import { createEntry, correctEntry } from '../domains/entries/index.js';
+import { push, approveReview } from '../domains/accounting/index.js';
+import { createUser } from '../domains/users/index.js';
+import { addProjectMember, addMember } from '../domains/workspaces/index.js';
+import { uploadDocument, approveDocument } from '../domains/documents/index.js';
 import { makeReceiptPdf } from './demo-files.js';
 import type { DemoWorkspace } from './demo-entries.js';
 

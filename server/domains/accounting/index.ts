@@ -25,3 +25,12 @@ export { syncRouter } from './sync/sync.router.js';
 /** The inbound accounting webhooks (CONTRACT §10) and the scheduled pulls, for the app and main. */
 export { WEBHOOK_PREFIX, webhookRawBody, webhookRoutes } from './webhooks/webhook.http.js';
 export { startSyncScheduler } from './sync/scheduled-pulls.js';
+
+/** Accounting use cases, for the demo seed. */
+export { createCategory } from './categories/categories.service.js';
+export { createConnection } from './connections/connections.service.js';
+export { batchUpsertPartyMappings } from './mappings/party-mappings.service.js';
+export { createTaxMapping } from './mappings/tax-mappings.service.js';
+export { approveReview, assignReview, rejectReview, requestChanges } from './reviews/review-decisions.js';
+export { createReview } from './reviews/reviews.service.js';
+export { push } from './sync/sync.service.js';

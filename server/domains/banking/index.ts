@@ -17,3 +17,8 @@ export const bankingReactions = {
   releaseMatch,
 };
 /** Text comparison of the bank matcher, reused by the documents' suggestions (CONTRACT §21). */
+
+/** Bank use cases, for the demo seed. */
+export { createAccount } from './accounts.service.js';
+export { importStatement } from './import.service.js';
+export { ignoreLine, listLines } from './lines.service.js';

@@ -6,3 +6,7 @@ export { uploadToInbox } from './inbox/inbox.service.js';
 export { startExtractionWorker, drainExtractions, type ExtractionWorker } from './extraction/extraction-jobs.js';
 export { documentsRouter } from './documents.router.js';
 export { documentRoutes } from './documents.http.js';
+
+/** Document use cases, for the demo seed. */
+export { uploadDocument } from './document-files.service.js';
+export { approveDocument, requestDocument } from './documents.service.js';

@@ -56,3 +56,8 @@ export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from '
 export { entryEvents } from './outbound-events.js';
 export { entriesRouter } from './entries.router.js';
 export { entriesExportRoutes } from './export.http.js';
+
+/** The entry use cases, for the demo seed (every other caller goes through the routers). */
+export { createEntry, reconcileEntry } from './entries.service.js';
+export { changeStatus, correctEntry, refundEntry, reimburseEntry } from './lifecycle.js';
+export { addNote } from './notes.service.js';

@@ -4,3 +4,4 @@
  */
 export { closedPeriodAt, closedPeriodNameSql, lockPeriodsShared, sharedPeriodLockSql } from './period-lock.js';
 export { periodsRouter } from './periods.router.js';
+export { closePeriod, createPeriod } from './periods.service.js';

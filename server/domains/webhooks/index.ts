@@ -10,3 +10,4 @@ export { startDeliveryWorker, DeliveryWorker, type WorkerOptions } from './deliv
 export { rotateEndpointSecrets, type EndpointRotationResult } from './key-rotation.js';
 export { trustOwnReceiver } from './url-guard.js';
 export { webhooksRouter } from './webhooks.router.js';
+export { newSecret, sealedSecretColumns } from './endpoint-secrets.js';

@@ -2,3 +2,5 @@
 export { workspacesRouter } from './workspaces.router.js';
 export { projectsRouter } from './projects.router.js';
 export { entrySourcesRouter } from './entry-sources.router.js';
+export { addProjectMember } from './projects.service.js';
+export { addMember } from './members.service.js';
