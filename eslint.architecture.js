@@ -1,5 +1,6 @@
 // The architecture rules of DESIGN.md §2, enforced by `npm run lint` (and so by CI):
-//   - a domain imports another domain only through that domain's index.ts;
+//   - a domain imports another domain only through that domain's index.ts, and so do the process,
+//     transports and seed outside server/domains (main.ts, app.ts, trpc/, http/, mcp/, seed/);
 //   - server/lib, server/db and shared/ import no domain (process → trpc/http → domains → db/lib → shared);
 //   - no import cycle under server/.
 // tests/cross-cutting/architecture/boundaries.test.ts proves each rule fails on a violation.
@@ -30,6 +31,13 @@ const zones = [
   })),
   // wiring files directly in server/domains belong to no domain: they too go through index.ts
   { target: `${domainsDir}/*.ts`, from: domains, except: ['index.ts'], message: DOMAIN_MESSAGE },
+  // the process, the transports and the seed: each domain's one public face is its index.ts
+  ...domains.map((domain) => ({
+    target: ['server/*.ts', 'server/trpc', 'server/http', 'server/mcp', 'server/seed'],
+    from: domain,
+    except: ['index.ts'],
+    message: DOMAIN_MESSAGE,
+  })),
   { target: ['server/lib', 'server/db', 'shared'], from: domainsDir, message: LAYER_MESSAGE },
 ];
 

@@ -69,13 +69,21 @@ describe('domain boundaries', () => {
     }
   });
 
-  it('lets the HTTP and tRPC layers import domains', async () => {
-    expect(
-      await boundaryErrors(
-        'server/http/boundary-fixture.ts',
-        "import { x } from '../domains/tags/tags.service.js';\nexport const y = x;\n",
-      ),
-    ).toEqual([]);
+  it("lets the process, transports and seed import a domain's index.ts, and nothing past it", async () => {
+    for (const [file, prefix] of [
+      ['server/http/boundary-fixture.ts', '../domains'],
+      ['server/trpc/boundary-fixture.ts', '../domains'],
+      ['server/mcp/boundary-fixture.ts', '../domains'],
+      ['server/seed/boundary-fixture.ts', '../domains'],
+      ['server/boundary-fixture.ts', './domains'],
+    ] as const) {
+      expect(await boundaryErrors(file, `import { x } from '${prefix}/tags/index.js';\nexport const y = x;\n`), file).toEqual([]);
+      const errors = await boundaryErrors(file, `import { x } from '${prefix}/tags/tags.service.js';\nexport const y = x;\n`);
+      expect(errors, file).toHaveLength(1);
+      expect(errors[0]!.message).toContain('only through its index.ts');
+      const nested = await boundaryErrors(file, `import { x } from '${prefix}/accounting/sync/sync.service.js';\nexport const y = x;\n`);
+      expect(nested, file).toHaveLength(1);
+    }
   });
 });
 
