@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Request } from 'express';
 import { AppError } from '../lib/errors.js';
 import { runtime } from '../runtime.js';
-import { authenticateRequest, bearerToken } from '../domains/auth/index.js';
+import { bearerToken, requestActor } from '../domains/auth/index.js';
 import { authenticateApiKey, hashApiKey } from '../domains/integrations/index.js';
 import type { Actor } from '../lib/scope.js';
 
@@ -19,7 +19,7 @@ export async function authenticatedCaller(req: Request): Promise<IdempotencyCall
   const authorization = req.get('Authorization');
   try {
     if (bearerToken(authorization)) {
-      const actor = await authenticateRequest(authorization);
+      const actor = await requestActor(req);
       return { caller: actor.apiKeyId ? `apikey:${actor.apiKeyId}` : `user:${actor.userId}`, actor };
     }
     const apiKey = req.get('X-API-Key');

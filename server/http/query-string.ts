@@ -41,7 +41,7 @@ export async function rejectUnknownQueryParameters(req: Request, res: Response, 
   const unknown = Object.keys(req.query as QueryValues).filter((name) => !contract.names.has(name));
   if (unknown.length === 0) return next();
   try {
-    if (contract.credential === 'bearer') await authorizeRequest(req.get('Authorization'));
+    if (contract.credential === 'bearer') await authorizeRequest(req);
   } catch (err) {
     return sendError(res, err);
   }

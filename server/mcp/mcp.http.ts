@@ -44,7 +44,7 @@ async function handlePost(req: Request, res: Response): Promise<void> {
   let actor: Actor;
   try {
     // the same bearer → actor resolution every route uses; a failure is a 401 before any MCP message
-    actor = await authorizeRequest(req.headers.authorization);
+    actor = await authorizeRequest(req);
   } catch (err) {
     sendError(res, err);
     return;

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { Actor } from '../lib/scope.js';
-import { authenticateRequest } from '../domains/auth/index.js';
+import { requestActor } from '../domains/auth/index.js';
 
 export type Transport = 'rest' | 'trpc';
 
@@ -25,7 +25,7 @@ export function contextOf(transport: Transport, req: Request, res: Response): Co
     res,
     transport,
     requestId: String(res.getHeader('X-Request-Id') ?? ''),
-    authenticate: () => authenticateRequest(req.headers.authorization),
+    authenticate: () => requestActor(req),
   };
 }
 

@@ -259,6 +259,27 @@ describe('rate limit and idempotency per key', () => {
     }
   });
 
+  it('counts a request once, however many layers authenticate it (the idempotency middleware, then the procedure)', async () => {
+    const configured = runtime().config.API_KEY_RATE_PER_MINUTE;
+    runtime().config.API_KEY_RATE_PER_MINUTE = 3;
+    try {
+      const key = await createKey(api, w.token, { workspaceId: w.workspaceId, permissions: ['entry.create'] });
+      clock.set(() => new Date('2031-02-01T00:00:10Z'));
+      const post = (i: number) =>
+        api.post('/entries', entryBody(w.projectIds[0]!, `once-${i}`), { token: key.apiKey, headers: { 'Idempotency-Key': `once-${i}` } });
+      for (let i = 0; i < 3; i++) expect((await post(i)).status, `request ${i}`).toBe(200);
+      expectErrorBody(await post(3), 429, 'TOO_MANY_REQUESTS');
+      const [{ n }] = await db().query<{ n: number }>('SELECT request_count AS n FROM api_key_rate_windows WHERE api_key_id = :id', {
+        replacements: { id: key.id },
+        type: QueryTypes.SELECT,
+      });
+      expect(n).toBe(4);
+    } finally {
+      runtime().config.API_KEY_RATE_PER_MINUTE = configured;
+      clock.reset();
+    }
+  });
+
   it('an Idempotency-Key belongs to one API key: another key (or the creator) with the same key runs its own request', async () => {
     const a = await createKey(api, w.token, { workspaceId: w.workspaceId, permissions: ['entry.create'] });
     const b = await createKey(api, w.token, { workspaceId: w.workspaceId, permissions: ['entry.create'] });

@@ -80,9 +80,28 @@ export async function authenticateRequest(authorization: string | undefined): Pr
   return cachedActor(row, claims.sid);
 }
 
+/** An HTTP request, as far as authentication reads it. */
+export type BearerRequest = { headers: { authorization?: string } };
+
+const actorsByRequest = new WeakMap<BearerRequest, Promise<Actor>>();
+
+/**
+ * The caller of one HTTP request, authenticated once however many layers ask (the idempotency
+ * middleware, then the procedure or express route): an app key's rate limit (CONTRACT §19) counts
+ * the request once, and a session is looked up once.
+ */
+export function requestActor(req: BearerRequest): Promise<Actor> {
+  let actor = actorsByRequest.get(req);
+  if (!actor) {
+    actor = authenticateRequest(req.headers.authorization);
+    actorsByRequest.set(req, actor);
+  }
+  return actor;
+}
+
 /** The caller of an express route: authenticated (401) and holding `permission` when one is named (403). */
-export async function authorizeRequest(authorization: string | undefined, permission?: Permission): Promise<Actor> {
-  const actor = await authenticateRequest(authorization);
+export async function authorizeRequest(req: BearerRequest, permission?: Permission): Promise<Actor> {
+  const actor = await requestActor(req);
   if (permission) requirePermission(actor, permission);
   return actor;
 }

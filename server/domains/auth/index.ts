@@ -1,5 +1,5 @@
 /** The auth domain's public surface: for other domains, the transports, main and the seed (DESIGN §2). */
-export { authenticateRequest, authorizeRequest, sessionCache } from './authenticate.js';
+export { authorizeRequest, requestActor, sessionCache, type BearerRequest } from './authenticate.js';
 export { bearerToken } from './tokens.js';
 export { bootstrapAdmin } from './bootstrap.js';
 export { authRouter } from './auth.router.js';

@@ -33,7 +33,7 @@ function toAppError(err: unknown): AppError {
 
 /** POST /bank-accounts/{id}/statements (multipart `file`, optional `format` and `csvMapping`) → the statement. */
 async function importRoute(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req.get('Authorization'), 'bank.manage');
+  const actor = await authorizeRequest(req, 'bank.manage');
   const { id } = parseInput(BankAccountPath, req.params);
   assertActive(await loadAccount(actor, id)); // 404 / 409 before the body is read
   if (!req.is('multipart/form-data'))

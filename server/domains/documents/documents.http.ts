@@ -23,7 +23,7 @@ import { attachmentDisposition, downloadName } from './document-names.js';
 import { receiveFile } from './upload-parser.js';
 import { inboxUpload } from './inbox/inbox.http.js';
 
-const caller = (req: Request, permission?: Permission): Promise<Actor> => authorizeRequest(req.get('Authorization'), permission);
+const caller = (req: Request, permission?: Permission): Promise<Actor> => authorizeRequest(req, permission);
 
 /** POST /entries/{entryId}/documents/upload?workspaceId= (multipart `file`, `documentType`) → UPLOADED. */
 async function upload(req: Request, res: Response): Promise<void> {

@@ -24,7 +24,7 @@ async function* withByteOrderMark(lines: AsyncIterable<string>): AsyncGenerator<
 
 /** GET /entries/export/csv: every matching row, streamed from a server-side cursor. */
 async function exportCsv(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req.get('Authorization'), 'entry.export');
+  const actor = await authorizeRequest(req, 'entry.export');
   const { bom, ...query } = req.query;
   const options = parseInput(ExportOptions, { bom });
   const filters = parseInput(EntryFiltersChecked, query);

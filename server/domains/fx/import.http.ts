@@ -12,7 +12,7 @@ export const IMPORT_PATH = '/fx-rates/import';
 
 /** POST /fx-rates/import?workspaceId= (fx.manage; multipart `file`) → {imported, updated}. */
 async function importFile(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req.get('Authorization'), 'fx.manage');
+  const actor = await authorizeRequest(req, 'fx.manage');
   const { workspaceId } = parseInput(ImportFxRatesQuery, req.query);
   scope.requireWorkspaceMember(actor, workspaceId); // before the body is read
   const bytes = await receiveRateFile(req, res);

@@ -8,7 +8,7 @@ import { uploadToInbox } from './inbox.service.js';
 
 /** POST /inbox/documents (multipart `workspaceId`, `file`; entry.create) → the inbox document, its extraction PENDING. */
 export async function inboxUpload(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req.get('Authorization'), 'entry.create');
+  const actor = await authorizeRequest(req, 'entry.create');
   const { file, fields } = await receiveFile(req, res);
   const { workspaceId } = parseInput(InboxUploadFields, fields);
   res.status(200).json(await uploadToInbox(actor, { workspaceId, file }));

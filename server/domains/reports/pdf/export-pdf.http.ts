@@ -12,7 +12,7 @@ export const PDF_PATH = '/reports/export/pdf';
 
 /** GET /reports/export/pdf (entry.export, CONTRACT §11): the period's report as a printable PDF. */
 async function exportPdf(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req.get('Authorization'), 'entry.export');
+  const actor = await authorizeRequest(req, 'entry.export');
   const query = parseInput(ReportQuery, req.query);
   const data = await loadPdfReportData(actor, query);
   const doc = renderReportPdf(data);
