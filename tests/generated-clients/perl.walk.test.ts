@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_30, REPO, run, walkWorld } from './harness.js';
+import { ensureDebianPackages } from '../support/debian-package.js';
 
 /**
  * Issue 30: Perl's OpenAPI::Client (Debian libopenapi-client-perl, installed with apt-get when
@@ -11,21 +12,11 @@ import { OPENAPI_30, REPO, run, walkWorld } from './harness.js';
 
 const hasClient = () => spawnSync('perl', ['-MOpenAPI::Client', '-e', '1'], { stdio: 'ignore' }).status === 0;
 
-function ensureClient(): void {
-  if (hasClient()) return;
-  const install = () =>
-    spawnSync('apt-get', ['install', '-y', '--no-install-recommends', 'libopenapi-client-perl'], { stdio: 'ignore', timeout: 300_000 })
-      .status === 0;
-  if (!install()) {
-    spawnSync('apt-get', ['update'], { stdio: 'ignore', timeout: 300_000 });
-    install();
-  }
-  if (!hasClient()) throw new Error('libopenapi-client-perl could not be installed (apt-get install libopenapi-client-perl)');
-}
+const ensureClient = () => ensureDebianPackages(['libopenapi-client-perl'], hasClient, "Perl's OpenAPI::Client");
 
 describe("Perl's OpenAPI::Client on openapi-3.0.json", () => {
   it('reads the 3.0 document and walks the service', async () => {
-    ensureClient();
+    await ensureClient();
     const world = await walkWorld();
     const smoke = await run('perl', [path.join(REPO, 'tests/generated-clients/perl/smoke.pl')], {
       env: { ...world.env, SPEC: OPENAPI_30 },

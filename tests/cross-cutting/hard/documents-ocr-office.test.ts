@@ -7,7 +7,7 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forgetOcrAvailability, ocrAvailable } from '../../../server/domains/documents/extraction/ocr.js';
 import { readFile } from '../../../server/domains/documents/extraction/read-file.js';
-import { ensureDebianPackage } from './support/debian-package.js';
+import { ensureDebianPackage } from '../../support/debian-package.js';
 
 /**
  * CONTRACT §21 with the real tools of Debian: an invoice written in LibreOffice Writer (exported to

@@ -1,4 +1,4 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordSyncOutcome } from '../../../server/lib/metrics.js';
 import { runtime } from '../../../server/runtime.js';
@@ -7,12 +7,10 @@ import { startServer, type Api } from '../../support/http.js';
 import { ingest, integrationWorld, item as ingestItem } from '../../integrations/helpers.js';
 import { createEndpoint, webhookTestConfig } from '../../webhooks/helpers.js';
 import { startReceiver } from '../../webhooks/receiver.js';
+import { ensureDebianPackage } from '../../support/debian-package.js';
 
 /** promtool (Debian's prometheus package) for the exposition check, installed when missing. */
-async function ensurePromtool(): Promise<void> {
-  if (spawnSync('promtool', ['--version']).status === 0) return;
-  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'], { stdio: 'ignore', timeout: 300_000 });
-}
+const ensurePromtool = () => ensureDebianPackage(['prometheus'], 'promtool');
 
 /** GET /metrics: Prometheus text format (prom-client), labelled by route template, with DB pool, sync outcome and process series. */
 

@@ -1,62 +1,20 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { freePort } from '../../../../server/db/embedded.js';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
+import { ensureDebianPackage } from '../../../support/debian-package.js';
 
 const run = promisify(execFile);
 
-/** `haproxy` on PATH, or undefined. */
-function haproxyOnPath(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
-    const candidate = path.join(dir || '.', 'haproxy');
-    if (existsSync(candidate)) return candidate;
-  }
-  return undefined;
-}
-
 /**
- * Debian's `haproxy` (DESIGN §9), installed with apt-get when it is not on PATH (as root, or
- * through passwordless sudo), as tests/docs/chromium.ts does for Chromium. `apt-get update`
- * runs first when the package lists are missing, or once more when the install fails. Throws
- * when it cannot be had: a multi-instance suite without its load balancer proves nothing.
+ * Debian's `haproxy` (DESIGN §9), installed with apt-get when it is not on PATH or in /usr/sbin.
+ * Throws when it cannot be had: a multi-instance suite without its load balancer proves nothing.
  */
-export async function ensureHaproxy(): Promise<string> {
-  const found = haproxyOnPath();
-  if (found) return found;
-  const asRoot = process.getuid?.() === 0;
-  const opts = { timeout: 600_000, maxBuffer: 64 * 1024 * 1024 };
-  const apt = (args: string[]) =>
-    asRoot
-      ? run('apt-get', args, { ...opts, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-      : run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], opts);
-  const lists = '/var/lib/apt/lists';
-  let updated = false;
-  const update = async () => {
-    await apt(['update']);
-    updated = true;
-  };
-  try {
-    if (!existsSync(lists) || !readdirSync(lists).some((f) => f.endsWith('_Packages') || f.includes('_Packages.'))) await update();
-    try {
-      await apt(['install', '-y', '--no-install-recommends', 'haproxy']);
-    } catch (err) {
-      if (updated) throw err;
-      await update();
-      await apt(['install', '-y', '--no-install-recommends', 'haproxy']);
-    }
-  } catch (err) {
-    throw new Error(`haproxy is not on PATH and apt-get install haproxy failed: ${(err as Error).message.split('\n')[0]}`, {
-      cause: err,
-    });
-  }
-  const installed = haproxyOnPath() ?? (existsSync('/usr/sbin/haproxy') ? '/usr/sbin/haproxy' : undefined);
-  if (!installed) throw new Error('apt-get installed haproxy, but no haproxy binary is on PATH or in /usr/sbin');
-  return installed;
-}
+export const ensureHaproxy = (): Promise<string> => ensureDebianPackage(['haproxy'], 'haproxy');
 
 /** One row of HAProxy's `show stat` (a backend server), the columns the suite reports. */
 export type ServerStat = {

@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../../../server/db/embedded.js';
 import { isAlive, onCleanup, waitFor } from './cleanup.js';
+import { ensureDebianPackages } from '../../../support/debian-package.js';
 
 const run = promisify(execFile);
 
@@ -28,39 +29,10 @@ function pgBin(): string | undefined {
 const have = () => existsSync('/usr/bin/patroni') && existsSync('/usr/bin/etcd') && pgBin() !== undefined;
 
 /**
- * Patroni, etcd and PostgreSQL from Debian, installed with apt-get when missing (as root, or
- * through passwordless sudo), as support/haproxy.ts installs HAProxy. Throws when they cannot be
- * had: a failover suite without its HA manager proves nothing.
+ * Patroni, etcd and PostgreSQL from Debian, installed with apt-get when missing. Throws when they
+ * cannot be had: a failover suite without its HA manager proves nothing.
  */
-export async function ensurePatroni(): Promise<void> {
-  if (have()) return;
-  const asRoot = process.getuid?.() === 0;
-  const opts = { timeout: 900_000, maxBuffer: 64 * 1024 * 1024 };
-  const apt = (args: string[]) =>
-    asRoot
-      ? run('apt-get', args, { ...opts, env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } })
-      : run('sudo', ['-n', 'env', 'DEBIAN_FRONTEND=noninteractive', 'apt-get', ...args], opts);
-  const lists = '/var/lib/apt/lists';
-  let updated = false;
-  const update = async () => {
-    await apt(['update']);
-    updated = true;
-  };
-  const install = () => apt(['install', '-y', '--no-install-recommends', ...PACKAGES]);
-  try {
-    if (!existsSync(lists) || !readdirSync(lists).some((f) => f.includes('_Packages'))) await update();
-    try {
-      await install();
-    } catch (err) {
-      if (updated) throw err;
-      await update();
-      await install();
-    }
-  } catch (err) {
-    throw new Error(`apt-get install ${PACKAGES.join(' ')} failed: ${(err as Error).message.split('\n')[0]}`, { cause: err });
-  }
-  if (!have()) throw new Error(`apt-get installed ${PACKAGES.join(' ')}, but patroni, etcd or ${PG_ROOT}/<major>/bin/postgres is missing`);
-}
+export const ensurePatroni = (): Promise<void> => ensureDebianPackages(PACKAGES, have, `patroni, etcd or ${PG_ROOT}/<major>/bin/postgres`);
 
 export type PatroniNode = { name: string; pgPort: number; restPort: number; dataDir: string };
 

@@ -16,14 +16,13 @@ export function onPath(binary: string): string | undefined {
 }
 
 /**
- * A Debian package providing `binary`, installed with apt-get when the binary is missing (as root
- * or through passwordless sudo), the way support/haproxy.ts installs HAProxy: `apt-get update`
- * first when the package lists are missing, or once more when the install fails. Throws when it
- * cannot be had: the suite that needs it proves nothing without it.
+ * Debian `packages`, installed with apt-get unless `present()` already holds (as root, or through
+ * passwordless sudo; `apt-get update` first when the package lists are missing, or once more when
+ * the install fails). Throws when they cannot be had: a suite that needs them proves nothing
+ * without them. The one apt-get path of the suites (HAProxy, Patroni, promtool, Perl's client, …).
  */
-export async function ensureDebianPackage(packages: string[], binary: string): Promise<string> {
-  const found = onPath(binary);
-  if (found) return found;
+export async function ensureDebianPackages(packages: string[], present: () => boolean, missing = packages.join(' ')): Promise<void> {
+  if (present()) return;
   const asRoot = process.getuid?.() === 0;
   const opts = { timeout: 1_200_000, maxBuffer: 64 * 1024 * 1024 };
   const apt = (args: string[]) =>
@@ -46,14 +45,15 @@ export async function ensureDebianPackage(packages: string[], binary: string): P
       await install();
     }
   } catch (err) {
-    throw new Error(
-      `${binary} is not installed and apt-get install ${packages.join(' ')} failed: ${(err as Error).message.split('\n')[0]}`,
-      {
-        cause: err,
-      },
-    );
+    throw new Error(`${missing} is missing and apt-get install ${packages.join(' ')} failed: ${(err as Error).message.split('\n')[0]}`, {
+      cause: err,
+    });
   }
-  const installed = onPath(binary);
-  if (!installed) throw new Error(`apt-get installed ${packages.join(' ')}, but there is no ${binary}`);
-  return installed;
+  if (!present()) throw new Error(`apt-get installed ${packages.join(' ')}, but ${missing} is still missing`);
+}
+
+/** A Debian package providing `binary`, installed when the binary is missing; the binary's path. */
+export async function ensureDebianPackage(packages: string[], binary: string): Promise<string> {
+  await ensureDebianPackages(packages, () => onPath(binary) !== undefined, binary);
+  return onPath(binary)!;
 }
