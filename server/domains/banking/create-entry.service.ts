@@ -68,7 +68,11 @@ export async function createEntryFromLine(
       },
       who,
       undefined,
-      { trigger: 'BANK', bankCounterparty: line.counterparty_name },
+      {
+        trigger: 'BANK',
+        bankCounterparty: line.counterparty_name,
+        reaches: (projectId) => scope.canSeeProjectObject(actor, account.workspace_id, projectId),
+      },
     );
     const matchId = await writeMatch(tx, account, [Number(line.id)], [Number(row.id)], 'MANUAL', who);
     const entry = await loadEntry(null, row.id, tx);

@@ -46,9 +46,7 @@ export async function createEntry(actor: Actor, input: CreateEntryInput): Promis
       { ...input, workspaceId: project.workspace_id, createdBy: creatorOf(actor) },
       byUser(actor),
       undefined,
-      {
-        trigger: 'CREATE',
-      },
+      { trigger: 'CREATE', reaches: (projectId) => scope.canSeeProjectObject(actor, project.workspace_id, projectId) },
     );
     return presentEntry(row);
   });

@@ -61,3 +61,5 @@ export { entriesExportRoutes } from './export.http.js';
 export { createEntry, reconcileEntry } from './entries.service.js';
 export { changeStatus, correctEntry, refundEntry, reimburseEntry } from './lifecycle.js';
 export { addNote } from './notes.service.js';
+/** CONTRACT §7's 409 message for a date in a closed period, one wording wherever it is refused. */
+export { closedPeriodMessage } from './core/period-check.js';

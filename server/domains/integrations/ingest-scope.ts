@@ -1,3 +1,4 @@
+import { quotedValue } from '../../lib/errors.js';
 import type { Transaction } from '../../db/database.js';
 import type { IngestItem, PartyRef } from '../../../shared/contracts/integrations.js';
 import { evaluateNewEntries, type RuleDraft } from '../rules/index.js';
@@ -38,6 +39,6 @@ export async function outOfScopeByRules(tx: Transaction, caller: IngestCaller, i
   return evaluations.map(({ draft, applied }) => {
     if (caller.projectIds.includes(draft.projectId)) return undefined;
     const mover = [...applied].reverse().find((a) => a.changes.projectId !== undefined);
-    return `Rule "${mover?.ruleName ?? '?'}" would move the entry to project ${draft.projectId}, outside this integration's project scope`;
+    return `Rule ${quotedValue(mover?.ruleName ?? '?')} would move the entry to project ${draft.projectId}, outside this integration's project scope`;
   });
 }

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { conflict } from '../../../lib/errors.js';
-import type { EntryRow } from '../../entries/index.js';
+import { closedPeriodMessage, type EntryRow } from '../../entries/index.js';
 import { coversProject, type ConnectionRow } from '../connections/connection-rows.js';
 import { closedPeriodAt } from '../../periods/index.js';
 import type { SyncRow } from './sync-rows.js';
@@ -22,7 +22,7 @@ export async function assertPushAllowed(tx: Transaction, connection: ConnectionR
   if (entry.entry_status === 'VOIDED' && !sync?.external_id)
     throw conflict('The entry is VOIDED and was never synced; there is nothing to push');
   const closed = await closedPeriodAt(tx, entry.workspace_id, entry.entry_date);
-  if (closed) throw conflict(`${entry.entry_date} is in the closed accounting period "${closed.name}"`);
+  if (closed) throw conflict(closedPeriodMessage(entry.entry_date, closed.name));
   if (connection.require_review && !(await hasApprovedReview(tx, connection.id, entry.id))) {
     throw conflict('The connection requires review (requireReview) and the entry has no APPROVED review for it');
   }

@@ -1,5 +1,6 @@
 import type { StatementFormat } from '../../../../shared/contracts/banking.js';
 import type { ImportIssue } from './types.js';
+import { quotedValue } from '../../../lib/errors.js';
 
 /** The text encodings of statement files (CONTRACT §14). */
 export type TextEncoding = 'utf-8' | 'utf-16' | 'iso-8859-1' | 'windows-1252';
@@ -140,7 +141,7 @@ export function declaredEncoding(bytes: Uint8Array, format: StatementFormat): Te
     known ?? {
       issue: {
         line: 1,
-        message: `The file declares the encoding "${name.slice(0, 40)}", which is not supported (UTF-8, UTF-16, ISO-8859-1)`,
+        message: `The file declares the encoding ${quotedValue(name.slice(0, 40))}, which is not supported (UTF-8, UTF-16, ISO-8859-1)`,
       },
     }
   );

@@ -4,7 +4,7 @@ import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { DocumentType } from '../../../../shared/contracts/documents.js';
 import type { InboxDocumentObject } from '../../../../shared/contracts/documents-inbox.js';
-import { ledger, type EntryRow, type EventActor } from '../../entries/index.js';
+import { closedPeriodMessage, ledger, type EntryRow, type EventActor } from '../../entries/index.js';
 import { publish } from '../../webhooks/index.js';
 import { holdBlob } from '../document-blobs.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from '../document-changes.js';
@@ -42,7 +42,7 @@ export async function attachInTransaction(
   if (doc.status !== 'UNATTACHED') throw conflict('The inbox document is already attached');
   assertEntryTakesDocumentChanges(entry);
   const closed = (await ledger.closedPeriodsAt(tx, entry.workspace_id, [entry.entry_date])).get(entry.entry_date);
-  if (closed) throw conflict(`${entry.entry_date} is in the closed accounting period "${closed}"`);
+  if (closed) throw conflict(closedPeriodMessage(entry.entry_date, closed));
   await holdBlob(tx, doc.sha256); // the inbox row keeps the file; no release runs meanwhile
   const now = clock.now();
   const file = {

@@ -171,7 +171,7 @@ export async function createEntryFromDocument(
       },
       byUser(actor),
       undefined,
-      { trigger: 'DOCUMENT' },
+      { trigger: 'DOCUMENT', reaches: (projectId) => scope.canSeeProjectObject(actor, doc.workspace_id, projectId) },
     );
     const entry = await lockEntry(null, row.id, tx);
     const document = await attachInTransaction(tx, doc, entry, input.documentType ?? defaultTypeOf(doc), byUser(actor), actor.userId);

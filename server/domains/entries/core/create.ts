@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import { badRequest, conflict } from '../../../lib/errors.js';
+import { badRequest, conflict, forbidden } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
 import { presentEntry, type EntryRow } from '../entry-rows.js';
 import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
@@ -13,8 +13,12 @@ import { writeRefusal } from './writable.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
-/** How the entry is created: `trigger` runs the rules of CONTRACT §16 on it (none for derived entries). */
-export type CreateOptions = { trigger?: CreateTrigger; bankCounterparty?: string | null };
+/**
+ * How the entry is created: `trigger` runs the rules of CONTRACT §16 on it (none for derived entries);
+ * `reaches` says which projects the writer may write in (CONTRACT §11, §19: no route lets a scoped
+ * caller write outside its scope), so a rule's SET_PROJECT cannot carry the entry out of them.
+ */
+export type CreateOptions = { trigger?: CreateTrigger; bankCounterparty?: string | null; reaches?: (projectId: number) => boolean };
 export type DerivedFrom = { linkType: LinkType; original: EntryRow; eventData: Record<string, unknown> };
 
 type Prepared = {
@@ -131,6 +135,9 @@ export async function createEntryRow(
   // the rules run in memory (the rule set is cached); they change neither the date, the currency nor the amount
   const ruled = opts.trigger ? await beforeCreate(tx, given, opts.trigger, opts.bankCounterparty) : undefined;
   const draft: EntryDraft = ruled ? { ...given, ...ruled.drafts[0] } : given;
+  if (draft.projectId !== given.projectId && opts.reaches && !opts.reaches(draft.projectId)) {
+    throw forbidden(`A rule moves this entry to project ${draft.projectId}, outside the projects you may write in`);
+  }
   // the references as the caller gave them (400 names the caller's mistake), then as the rules left them
   const prepared = await prepare(tx, given, draft, [
     {

@@ -1,5 +1,5 @@
 import type { Transaction } from '../../../db/database.js';
-import { conflict } from '../../../lib/errors.js';
+import { conflict, quotedValue } from '../../../lib/errors.js';
 import { preparedQuery } from './raw-sql.js';
 
 /**
@@ -21,7 +21,7 @@ export async function closedPeriodsAt(tx: Transaction, workspaceId: number, date
   return new Map(rows.filter((r) => r.closed !== null).map((r) => [r.day, r.closed!]));
 }
 
-export const closedPeriodMessage = (day: string, name: string) => `${day} is in the closed accounting period "${name}"`;
+export const closedPeriodMessage = (day: string, name: string) => `${day} is in the closed accounting period ${quotedValue(name)}`;
 
 /** 409 for the first date, in the given order, that lies in a closed period. */
 export async function assertPeriodsOpenAt(tx: Transaction, workspaceId: number, dates: (string | undefined)[]): Promise<void> {
