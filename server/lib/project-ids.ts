@@ -1,11 +1,11 @@
-import { QueryTypes, type Transaction } from 'sequelize';
-import { db } from '../db/database.js';
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../db/database.js';
 import { badRequest } from './errors.js';
 
 /**
- * A project list given in a body (an API key's or an integration's `projectIds`): each id must be
- * one of the workspace's projects (400 otherwise, CONTRACT §2); empty means the whole workspace.
- * Returns the ids once each, in order.
+ * A project list given in a body (a connection's, an API key's or an integration's `projectIds`):
+ * every id must be a project of the workspace (400 naming the others, CONTRACT §2); returns them
+ * once each, ascending (empty: the whole workspace, where the caller means that).
  */
 export async function checkedProjectIds(tx: Transaction, workspaceId: number, ids: readonly number[]): Promise<number[]> {
   const unique = [...new Set(ids)].sort((a, b) => a - b);
@@ -15,8 +15,8 @@ export async function checkedProjectIds(tx: Transaction, workspaceId: number, id
     type: QueryTypes.SELECT,
     transaction: tx,
   });
-  const found = new Set(rows.map((r) => r.id));
-  const missing = unique.find((id) => !found.has(id));
-  if (missing !== undefined) throw badRequest(`Project ${missing} is not a project of this workspace`);
+  const known = new Set(rows.map((r) => r.id));
+  const foreign = unique.filter((id) => !known.has(id));
+  if (foreign.length) throw badRequest(`projectIds are not projects of this workspace: ${foreign.join(', ')}`);
   return unique;
 }

@@ -1,6 +1,4 @@
 import { CronExpressionParser } from 'cron-parser';
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../../db/database.js';
 import { badRequest } from '../../../lib/errors.js';
 import { BUILT_IN_PROVIDERS, QuickBooksCredentials } from '../../../../shared/contracts/accounting.js';
 
@@ -54,19 +52,4 @@ export function assertCredentials(providerType: string, credentials: Record<stri
     const fields = [...new Set(parsed.error.issues.map((i) => i.path.join('.') || '(root)'))].join(', ');
     throw badRequest(`QUICKBOOKS credentials need realmId, accessToken and refreshToken (strings); invalid: ${fields}`);
   }
-}
-
-/** Every id must be a project of the workspace (400); returns them de-duplicated, ascending. */
-export async function assertWorkspaceProjects(tx: Transaction, workspaceId: number, projectIds: number[]): Promise<number[]> {
-  const unique = [...new Set(projectIds)].sort((a, b) => a - b);
-  if (unique.length === 0) return unique;
-  const found = await db().query<{ id: number }>('SELECT id FROM projects WHERE workspace_id = :ws AND id IN (:ids)', {
-    replacements: { ws: workspaceId, ids: unique },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const known = new Set(found.map((p) => p.id));
-  const foreign = unique.filter((id) => !known.has(id));
-  if (foreign.length) throw badRequest(`projectIds are not projects of this workspace: ${foreign.join(', ')}`);
-  return unique;
 }

@@ -6,7 +6,8 @@ import { scope, type Actor } from '../../../lib/scope.js';
 import type { ConnectionObject, CreateConnectionInput, UpdateConnectionInput } from '../../../../shared/contracts/accounting.js';
 import { intArrayLiteral } from '../pg-arrays.js';
 import { listConnectionRows, loadConnection, lockConnection, presentConnection, type ConnectionRow } from './connection-rows.js';
-import { assertConfig, assertCredentials, assertCron, assertWorkspaceProjects } from './connection-rules.js';
+import { assertConfig, assertCredentials, assertCron } from './connection-rules.js';
+import { checkedProjectIds } from '../../../lib/project-ids.js';
 import { assertPublicBaseUrl } from '../providers/address-guard.js';
 import { sealCredentials, sealedColumns, sealWebhookSecret } from './connection-secrets.js';
 
@@ -26,7 +27,7 @@ export async function createConnection(actor: Actor, input: CreateConnectionInpu
   assertCredentials(input.providerType, input.credentials);
   assertCron(input.syncScheduleCron);
   return transaction(async (tx) => {
-    const projectIds = await assertWorkspaceProjects(tx, input.workspaceId, input.projectIds ?? []);
+    const projectIds = await checkedProjectIds(tx, input.workspaceId, input.projectIds ?? []);
     const id = randomUUID();
     const secret = input.config?.webhookSecret;
     const [row] = await db().query<ConnectionRow>(
@@ -95,7 +96,7 @@ export async function updateConnection(actor: Actor, input: UpdateConnectionInpu
     if (input.syncScheduleCron !== undefined) set('sync_schedule_cron', input.syncScheduleCron);
     if (input.isActive !== undefined) set('is_active', input.isActive);
     if (input.projectIds !== undefined) {
-      const ids = await assertWorkspaceProjects(tx, row.workspace_id, input.projectIds);
+      const ids = await checkedProjectIds(tx, row.workspace_id, input.projectIds);
       set('project_ids', intArrayLiteral(ids), (p) => `CAST(${p} AS int[])`);
     }
     if (input.config !== undefined) {

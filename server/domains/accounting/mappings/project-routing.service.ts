@@ -4,7 +4,7 @@ import { clock } from '../../../lib/clock.js';
 import type { Actor } from '../../../lib/scope.js';
 import type { ProjectRoute } from '../../../../shared/contracts/accounting.js';
 import { loadConnection, lockConnection } from '../connections/connection-rows.js';
-import { assertWorkspaceProjects } from '../connections/connection-rules.js';
+import { checkedProjectIds } from '../../../lib/project-ids.js';
 import { intArrayLiteral } from '../pg-arrays.js';
 
 async function routesOf(projectIds: number[], tx?: Transaction): Promise<ProjectRoute[]> {
@@ -25,7 +25,7 @@ export async function getProjectRouting(actor: Actor, connectionId: string): Pro
 export async function setProjectRouting(actor: Actor, input: { connectionId: string; projectIds: number[] }): Promise<ProjectRoute[]> {
   return transaction(async (tx) => {
     const connection = await lockConnection(actor, input.connectionId, tx);
-    const ids = await assertWorkspaceProjects(tx, connection.workspace_id, input.projectIds);
+    const ids = await checkedProjectIds(tx, connection.workspace_id, input.projectIds);
     await db().query('UPDATE accounting_connections SET project_ids = CAST(:ids AS int[]), updated_at = :now WHERE id = :id', {
       replacements: { id: connection.id, ids: intArrayLiteral(ids), now: clock.now() },
       transaction: tx,
