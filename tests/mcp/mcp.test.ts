@@ -6,7 +6,7 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, buildWorkspace } from '../support/factories.js';
 import { startServer, type Api } from '../support/http.js';
 import { createEntry, entryIn, entryWorld, type EntryWorld } from '../support/entries.js';
-import { AGENT_ACTOR_TYPE, call, callError, connectAgent, mcpBearer, type Preview } from './support.js';
+import { call, callError, connectAgent, mcpBearer, type Preview } from './support.js';
 
 let api: Api;
 let w: EntryWorld;
@@ -209,7 +209,7 @@ describe('writes: preview, then confirm', () => {
     expect(rest.body).toMatchObject({ id: created.id, amountCents: 7_700 });
     const events = (await api.get(`/entries/${created.id}/events`, { token: w.token })).body as any[];
     expect(events.map((e) => e.kind)).toEqual(['ENTRY_CREATED']);
-    expect(events[0]).toMatchObject({ actorType: AGENT_ACTOR_TYPE, data: expect.objectContaining({ via: 'mcp' }) });
+    expect(events[0]).toMatchObject({ actorType: 'USER', actorId: w.userId, data: expect.objectContaining({ via: 'mcp' }) });
     expect((await api.get(`/entries/${created.id}/events/verify`, { token: w.token })).body).toMatchObject({ valid: true });
 
     const byRest = await createEntry(w);

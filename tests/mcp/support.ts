@@ -5,16 +5,11 @@ import { afterAll, expect } from 'vitest';
 import type { Api } from '../support/http.js';
 
 /**
- * The bearer an agent sends. CONTRACT §20 authenticates agents by an API key (§19); until keys are
- * merged this is a person's access token, and this one helper is where a key goes instead.
+ * The bearer of these tests' agent: a person's access token, which /mcp accepts as every route does
+ * (the route's own bearer resolution). The agents of CONTRACT §20 use an app's API key (§19):
+ * tests/mcp/api-key.test.ts covers that, with the key's tools, scope and attribution.
  */
 export const mcpBearer = (who: { token: string }): string => who.token;
-
-/**
- * The actorType the events of an agent's writes carry: API_KEY once the bearer is a key (CONTRACT
- * §19, §20); USER while mcpBearer gives a person's token. Tighten to 'API_KEY' with mcpBearer.
- */
-export const AGENT_ACTOR_TYPE = 'USER';
 
 const open: Client[] = [];
 afterAll(async () => {
