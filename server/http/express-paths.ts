@@ -7,4 +7,9 @@ export function documentExpressPath(path: string, item: ZodOpenApiPathsObject[st
   registered[path] = { ...(registered[path] ?? {}), ...item };
 }
 
-export const expressPaths = (): ZodOpenApiPathsObject => registered;
+/**
+ * The registered paths in path order: the modules register as they load, and the document must not
+ * change with the order the imports happen to load them in.
+ */
+export const expressPaths = (): ZodOpenApiPathsObject =>
+  Object.fromEntries(Object.entries(registered).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
