@@ -166,6 +166,27 @@ describe('POST /fx-rates/import', () => {
     expect((await importFile(x, '2026-04-03,GBP,1.27\n')).body).toEqual({ imported: 1, updated: 0 });
   });
 
+  it('takes an Idempotency-Key like any POST (CONTRACT §1): the repeat replays the first answer, importing once', async () => {
+    const x = await fxWorld(api, 'USD');
+    const send = () => {
+      const form = new FormData();
+      form.append('file', new Blob(['2026-05-04,EUR,1.0901\n'], { type: 'text/csv' }), 'rates.csv');
+      return api.request('POST', '/fx-rates/import', {
+        token: x.token,
+        query: { workspaceId: x.workspaceId },
+        rawBody: form,
+        headers: { 'Idempotency-Key': 'fx-import-once' },
+      });
+    };
+    const first = await send();
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toEqual({ imported: 1, updated: 0 });
+    const again = await send();
+    expect(again.status, again.text).toBe(200);
+    expect(again.headers.get('idempotency-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+  });
+
   it('is all or nothing: any bad line refuses the file with every problem and its line number', async () => {
     const x = await fxWorld(api, 'USD');
     const csv = [

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { Router, type Request, type Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest, parseInput } from '../../lib/errors.js';
@@ -8,6 +7,7 @@ import { BankAccountPath, ImportFields, ImportForm, StatementObject } from '../.
 import { authorizeRequest } from '../auth/index.js';
 import { sendError } from '../../http/errors.js';
 import { documentExpressPath } from '../../http/express-paths.js';
+import { parseMultipart } from '../../http/multipart-body.js';
 import { assertActive, loadAccount } from './account-rows.js';
 import { importStatement } from './import.service.js';
 
@@ -39,11 +39,7 @@ async function importRoute(req: Request, res: Response): Promise<void> {
   if (!req.is('multipart/form-data'))
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data with a "file" part');
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES);
-  // with an Idempotency-Key the middleware has read the body already (req.rawBody): multer reads that copy
-  const rawBody = (req as { rawBody?: Buffer }).rawBody;
-  const source = rawBody ? (Object.assign(Readable.from([rawBody]), { headers: req.headers }) as unknown as Request) : req;
-  await new Promise<void>((resolve, reject) => parser(source, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
-  if (source !== req) Object.assign(req, { file: source.file, body: source.body as unknown });
+  await parseMultipart(req, res, parser, toAppError);
   if (!req.file) throw badRequest('The "file" part is missing');
   const fields = parseInput(ImportFields, { ...(req.body as Record<string, unknown>) });
   const file = { bytes: req.file.buffer, fileName: req.file.originalname.split(/[\\/]/).pop() || null };

@@ -2,6 +2,7 @@ import type { Request, Response } from 'express';
 import multer from 'multer';
 import { AppError, badRequest } from '../../lib/errors.js';
 import { runtime } from '../../runtime.js';
+import { parseMultipart } from '../../http/multipart-body.js';
 
 /** Parts of a rate-file upload read at most; besides `file` they are ignored (CONTRACT §17). */
 const PART_LIMITS = { files: 5, fields: 50, parts: 60, fieldSize: 64 * 1024, fieldNameSize: 200, headerPairs: 20 };
@@ -28,7 +29,7 @@ export async function receiveRateFile(req: Request, res: Response): Promise<Buff
     storage: multer.memoryStorage(),
     limits: { ...PART_LIMITS, fileSize: runtime().config.UPLOAD_LIMIT_BYTES },
   }).any();
-  await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
+  await parseMultipart(req, res, parser, toAppError);
   const files = (req.files ?? []) as Express.Multer.File[];
   const file = files.find((f) => f.fieldname === 'file');
   if (!file) throw badRequest('The "file" part is missing');
