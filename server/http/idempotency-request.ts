@@ -5,6 +5,7 @@ import { runtime } from '../runtime.js';
 import { bearerToken, requestActor } from '../domains/auth/index.js';
 import { authenticateApiKey, hashApiKey } from '../domains/integrations/index.js';
 import type { Actor } from '../lib/scope.js';
+import '../lib/raw-body.js';
 
 /** An authenticated caller of a keyed request: its key space, and the live actor when it is one (not an ingest key). */
 export type IdempotencyCaller = { caller: string; actor?: Actor };
@@ -34,13 +35,6 @@ export async function authenticatedCaller(req: Request): Promise<IdempotencyCall
 
 /** Room for a multipart body's boundaries, part headers and small fields beyond the file itself. */
 const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
-
-declare module 'express-serve-static-core' {
-  interface Request {
-    /** The whole multipart body, read by the idempotency middleware to fingerprint it (multer reads it from here). */
-    rawBody?: Buffer;
-  }
-}
 
 /** Reads the request's body stream whole (413 beyond `limit` bytes). */
 function readWhole(req: Request, limit: number): Promise<Buffer> {

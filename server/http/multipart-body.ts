@@ -1,5 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Request, RequestHandler, Response } from 'express';
+import '../lib/raw-body.js';
 
 /**
  * Runs a multer `parser` on a request's multipart body and leaves its files and fields on `req`.

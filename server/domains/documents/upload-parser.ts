@@ -3,6 +3,7 @@ import multer from 'multer';
 import { AppError, badRequest } from '../../lib/errors.js';
 import { runtime } from '../../runtime.js';
 import type { IncomingFile } from './document-files.service.js';
+import '../../lib/raw-body.js';
 
 type Busboy = NodeJS.WritableStream & { _hparser?: unknown };
 type PartHeader = Record<string, string[] | undefined>;
