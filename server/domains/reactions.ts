@@ -8,7 +8,8 @@ import { valuate, valuationSql } from './fx/index.js';
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
  * The core calls the members of EntryReactions where the change happens, inside its transaction;
- * this file says who answers. Called at start-up by the app (a second call changes nothing).
+ * this file says who answers. A reaction that changes an entry does not write it: it returns effects
+ * (events to record, entries to move UNDER_REVIEW, outbound events) that the core applies. Called at start-up by the app (a second call changes nothing).
  */
 export function wireDomainReactions(): void {
   // auth: the session cache forgets a user, session or membership this process writes
@@ -28,8 +29,8 @@ export function wireDomainReactions(): void {
       if (!soFar.published) await entryEvents.created(tx, created, derived);
       // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW);
       // skipped when the create found no such connection (newEntrySql.reviewsDue)
-      if (soFar.reviewsDue === false) return false;
-      return reviewReactions.queueForNewEntries(tx, created, actor);
+      if (soFar.reviewsDue === false) return [];
+      return reviewReactions.queueForNewEntries(tx, created);
     },
     newEntrySql: {
       // fx: the new entry's valuation (CONTRACT §17), in the create's first statement
@@ -54,8 +55,8 @@ export function wireDomainReactions(): void {
       // accounting: open reviews of a voided or cancelled entry are CANCELLED, and a void makes SYNCED copies
       // STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')
-        await entryChangeReactions.afterEntryClosed(tx, after, actor);
-      return false;
+        return entryChangeReactions.afterEntryClosed(tx, after, actor);
+      return [];
     },
     bankMatchOf(tx, row) {
       // banking: the match holding the entry, and its entries (CONTRACT §14)

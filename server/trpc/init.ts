@@ -1,6 +1,6 @@
 import { initTRPC } from '@trpc/server';
 import type { OpenApiMeta } from 'trpc-to-openapi';
-import type { Context } from './context.js';
+import type { Context } from './context-type.js';
 import { boundValidationIssues, presentError } from '../lib/errors.js';
 
 export type RouteMeta = OpenApiMeta;

@@ -1,10 +1,10 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
-import type { EntryRow, EventActor } from '../entries/index.js';
-import { announceCancelled, announceQueued, cancelOpenReviewsSql, requeueAfterEditSql } from './reviews/review-queue.js';
+import type { EntryEffects, EntryRow, EventActor } from '../entries/index.js';
+import { cancelledEffects, cancelOpenReviewsSql, queuedEffects, requeueAfterEditSql } from './reviews/review-queue.js';
 import type { ReviewRow } from './reviews/review-rows.js';
-import { announceStale, changeSource, markStaleSql } from './sync/stale-on-change.js';
+import { changeSource, markStaleSql, staleEffects } from './sync/stale-on-change.js';
 import type { SyncRow } from './sync/sync-rows.js';
 
 /**
@@ -19,21 +19,21 @@ type Changed = { reviews: string[]; syncs: string[] };
  * An edit: the latest review of each connection that is CHANGES_REQUESTED goes back in the queue (unless
  * one is open already) with REVIEW_QUEUED, and a PENDING entry moves UNDER_REVIEW (CONTRACT §8 "entry
  * edited"); every SYNCED copy becomes STALE (stale-on-change.ts). True when a review was re-queued (the
- * entry's status may have moved).
+ * entry's status may have moved). Their events and the move are effects the ledger core applies.
  */
-export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: EventActor): Promise<boolean> {
+export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: EventActor): Promise<EntryEffects> {
   const changed = await runChange(tx, after, actor, `WITH reviews AS (${requeueAfterEditSql('id')}), syncs AS (${markStaleSql('id')})`);
-  if (changed.reviews.length > 0)
-    await announceQueued(tx, await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews), actor, { requeued: true });
-  if (changed.syncs.length > 0) await announceStale(tx, await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs), 'EDITED', actor);
-  return changed.reviews.length > 0;
+  const requeued = changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews) : [];
+  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs) : [];
+  return [...queuedEffects(requeued, { requeued: true }), ...staleEffects(tx, stale, 'EDITED')];
 }
 
 /**
  * The entry became VOIDED or CANCELLED: its open reviews are CANCELLED with REVIEW_CANCELLED (CONTRACT §8),
- * and on a void its SYNCED copies become STALE (a push then voids them externally, CONTRACT §9).
+ * and on a void its SYNCED copies become STALE (a push then voids them externally, CONTRACT §9); the events
+ * are effects the ledger core records.
  */
-export async function afterEntryClosed(tx: Transaction, after: EntryRow, actor: EventActor): Promise<void> {
+export async function afterEntryClosed(tx: Transaction, after: EntryRow, actor: EventActor): Promise<EntryEffects> {
   const voided = after.entry_status === 'VOIDED';
   const changed = await runChange(
     tx,
@@ -41,9 +41,9 @@ export async function afterEntryClosed(tx: Transaction, after: EntryRow, actor: 
     actor,
     `WITH reviews AS (${cancelOpenReviewsSql('id')}), syncs AS (${voided ? markStaleSql('id') : 'SELECT NULL::uuid AS id WHERE false'})`,
   );
-  if (changed.reviews.length > 0)
-    await announceCancelled(tx, after, await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews), actor);
-  if (changed.syncs.length > 0) await announceStale(tx, await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs), 'VOIDED', actor);
+  const cancelled = changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews) : [];
+  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs) : [];
+  return [...cancelledEffects(after, cancelled), ...staleEffects(tx, stale, 'VOIDED')];
 }
 
 /** Runs `ctes` (which define `reviews` and `syncs`, each returning the ids it changed) and returns those ids. */

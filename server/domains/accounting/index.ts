@@ -9,8 +9,8 @@ export const reviewReactions = {
 };
 
 /**
- * What an edit (reviews re-queued, SYNCED copies STALE; true when a review was re-queued) and a void or
- * cancel (open reviews CANCELLED, on a void SYNCED copies STALE) do to an entry's reviews and sync records.
+ * What an edit (reviews re-queued, SYNCED copies STALE) and a void or cancel (open reviews CANCELLED, on a void
+ * SYNCED copies STALE) do to an entry's reviews and sync records; each returns its effects for the ledger core.
  */
 export const entryChangeReactions = { afterEntryEdited, afterEntryClosed };
 

@@ -113,3 +113,13 @@ export async function updateEntryRow(tx: Transaction, id: number, changes: Recor
   );
   return row;
 }
+
+/** The entry's row as it stands now in this transaction (after a reaction changed it). */
+export async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
+  const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return row;
+}

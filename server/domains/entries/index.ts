@@ -5,7 +5,15 @@
  * audit event and calls the reactions wired in server/domains/reactions.ts.
  */
 import { createEntryRow } from './core/create.js';
-import { editEntryRow, moveEntryStatus, setEntryTagsRow, setReconciledRow, setReconciledRows, voidEntryRow } from './core/change.js';
+import {
+  applyEffects,
+  editEntryRow,
+  moveEntryStatus,
+  setEntryTagsRow,
+  setReconciledRow,
+  setReconciledRows,
+  voidEntryRow,
+} from './core/change.js';
 import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
 import { recordEvent, recordEvents } from './events.js';
@@ -40,10 +48,12 @@ export const ledger = {
   assertWritable,
   /** The same check on facts the caller already has (closed periods by date): the refusal message, or null. */
   writeRefusal,
+  /** What a reaction returned, done (events, moves UNDER_REVIEW, outbound events): for changes outside a reaction too. */
+  apply: applyEffects,
 };
 
 export type { CreateOptions, EntryDraft } from './core/create.js';
-export type { CreateTrigger, NewEntryFields, PreparedNewEntries } from './core/reactions.js';
+export type { CreateTrigger, EntryEffects, NewEntryFields, PreparedNewEntries } from './core/reactions.js';
 export type { EntryEdit } from './core/change.js';
 export type { Change } from './core/writable.js';
 export { assertNotFrozen, diffEdit } from './core/change.js';

@@ -1,51 +1,37 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import { ledger, type EntryRow, type EventActor } from '../../entries/index.js';
+import type { EntryEffects, EntryRow } from '../../entries/index.js';
 import { intArrayLiteral } from '../pg-arrays.js';
-import { publishMany } from '../../webhooks/index.js';
 import { presentReviews, type ReviewRow } from './review-rows.js';
 
 /**
  * How reviews enter the queue (CONTRACT §8 "create / auto-queue / backfill" and "entry edited"):
- * each queued review records REVIEW_QUEUED on its entry, and a PENDING entry becomes UNDER_REVIEW.
+ * each queued review records REVIEW_QUEUED on its entry, and a PENDING entry becomes UNDER_REVIEW. These return
+ * what the ledger core is to do (its effects, DESIGN §2a), and the core does it: reviews never write an entry.
  */
 
-/** Records REVIEW_QUEUED for each review, then moves the PENDING ones among their entries to UNDER_REVIEW. */
-export async function announceQueued(tx: Transaction, reviews: ReviewRow[], actor: EventActor, data: Record<string, unknown> = {}) {
-  if (reviews.length === 0) return;
-  // recordEvents appends at most one event per entry per call: an entry queued for two connections takes two rounds
-  const rounds: ReviewRow[][] = [];
-  const seen = new Map<number, number>();
-  for (const review of reviews) {
-    const round = seen.get(review.entry_id) ?? 0;
-    seen.set(review.entry_id, round + 1);
-    (rounds[round] ??= []).push(review);
-  }
-  for (const round of rounds) {
-    await ledger.recordEvents(
-      tx,
-      round.map((r) => ({
+/**
+ * What queueing `reviews` asks of the ledger core, in this order: REVIEW_QUEUED on each review's entry; the PENDING
+ * ones among those entries moved to UNDER_REVIEW (status table, event, reactions; locked in id order); review.queued,
+ * built once the moves are made (the review embeds its entry, UNDER_REVIEW by then).
+ */
+export function queuedEffects(reviews: ReviewRow[], data: Record<string, unknown> = {}): EntryEffects {
+  if (reviews.length === 0) return [];
+  return [
+    {
+      record: reviews.map((r) => ({
         entry: { id: r.entry_id, workspace_id: r.workspace_id },
         kind: 'REVIEW_QUEUED' as const,
         data: { reviewId: r.id, connectionId: r.connection_id, ...data },
       })),
-      actor,
-    );
-  }
-  await moveUnderReview(tx, [...seen.keys()], actor);
-  await publishMany(
-    tx,
-    (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })),
-  );
-}
-
-/** PENDING → UNDER_REVIEW through the ledger core (status table, event, reactions), entries locked in id order. */
-async function moveUnderReview(tx: Transaction, entryIds: number[], actor: EventActor): Promise<void> {
-  const entries = await ledger.lockMany(tx, entryIds);
-  for (const entry of entries) {
-    if (entry.entry_status === 'PENDING') await ledger.setStatus(tx, entry, 'UNDER_REVIEW', null, actor);
-  }
+    },
+    { underReview: [...new Set(reviews.map((r) => r.entry_id))] },
+    {
+      publish: async (tx) =>
+        (await presentReviews(reviews, tx)).map((object) => ({ workspaceId: reviews[0].workspace_id, type: 'review.queued', object })),
+    },
+  ];
 }
 
 /**
@@ -62,8 +48,8 @@ export const reviewsDueSql = (ws: string, project: string) =>
  * On new entries (server/domains/reactions.ts): a QUEUED review for every active connection that requires review and
  * covers the new entry's project (`projectIds` empty = every project), in one statement.
  */
-export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[], actor: EventActor): Promise<boolean> {
-  if (created.length === 0) return false;
+export async function queueReviewsForNewEntries(tx: Transaction, created: EntryRow[]): Promise<EntryEffects> {
+  if (created.length === 0) return [];
   const now = clock.now();
   const reviews = await db().query<ReviewRow>(
     `INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status, created_at, updated_at)
@@ -78,13 +64,12 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
      RETURNING *`,
     { replacements: { ids: intArrayLiteral(created.map((e) => e.id)), now }, type: QueryTypes.SELECT, transaction: tx },
   );
-  await announceQueued(tx, reviews, actor);
-  return reviews.length > 0;
+  return queuedEffects(reviews);
 }
 
 /**
  * CONTRACT §8 "entry edited": the latest review of each connection that is CHANGES_REQUESTED goes back in
- * the queue, unless one is open already (REVIEW_QUEUED and the move UNDER_REVIEW by announceQueued;
+ * the queue, unless one is open already (REVIEW_QUEUED and the move UNDER_REVIEW: queuedEffects;
  * entry-changes.ts). The UPDATE (replacements :entryId, :now), returning `returning` of `r`.
  */
 export const requeueAfterEditSql = (returning: string): string => `
@@ -113,16 +98,17 @@ export const cancelOpenReviewsSql = (returning: string): string => `
    WHERE entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
    RETURNING ${returning}`;
 
-/** REVIEW_CANCELLED for each review cancelled with its entry, in id order. */
-export async function announceCancelled(tx: Transaction, entry: EntryRow, reviews: ReviewRow[], actor: EventActor): Promise<void> {
-  reviews.sort((a, b) => a.id.localeCompare(b.id));
-  for (const review of reviews) {
-    await ledger.recordEvent(
-      tx,
-      entry,
-      'REVIEW_CANCELLED',
-      { reviewId: review.id, connectionId: review.connection_id, cause: entry.entry_status },
-      actor,
-    );
-  }
+/** REVIEW_CANCELLED on the entry for each review cancelled with it, in review id order. */
+export function cancelledEffects(entry: EntryRow, reviews: ReviewRow[]): EntryEffects {
+  if (reviews.length === 0) return [];
+  const ordered = [...reviews].sort((a, b) => a.id.localeCompare(b.id));
+  return [
+    {
+      record: ordered.map((review) => ({
+        entry,
+        kind: 'REVIEW_CANCELLED' as const,
+        data: { reviewId: review.id, connectionId: review.connection_id, cause: entry.entry_status },
+      })),
+    },
+  ];
 }

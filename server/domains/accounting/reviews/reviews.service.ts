@@ -8,7 +8,7 @@ import { ledger, loadEntry, lockEntry } from '../../entries/index.js';
 import { byUser } from '../../entries/index.js';
 import { coversProject, loadConnection, lockConnection } from '../connections/connection-rows.js';
 import { intArrayLiteral } from '../pg-arrays.js';
-import { announceQueued } from './review-queue.js';
+import { queuedEffects } from './review-queue.js';
 import { loadReview, presentReview, presentReviews, type ReviewRow } from './review-rows.js';
 
 type Page<T> = { items: T[]; total: number; limit: number; offset: number };
@@ -42,7 +42,7 @@ export async function createReview(actor: Actor, input: { entryId: number; conne
        VALUES (:ws, :entryId, :connectionId, 'QUEUED', :now, :now) RETURNING *`,
       { replacements: { ws: entry.workspace_id, entryId: entry.id, connectionId, now }, type: QueryTypes.SELECT, transaction: tx },
     );
-    await announceQueued(tx, [review], byUser(actor));
+    await ledger.apply(tx, queuedEffects([review]), byUser(actor));
     return presentReview(review, await loadEntry(null, entry.id, tx));
   });
 }
@@ -132,7 +132,7 @@ export async function backfillReviews(actor: Actor, connectionId: string): Promi
        RETURNING *`,
       { replacements: { ...params, ids: intArrayLiteral(candidates.map((c) => c.id)), now }, type: QueryTypes.SELECT, transaction: tx },
     );
-    await announceQueued(tx, reviews, byUser(actor), { backfill: true });
+    await ledger.apply(tx, queuedEffects(reviews, { backfill: true }), byUser(actor));
     return { queued: reviews.length };
   });
 }

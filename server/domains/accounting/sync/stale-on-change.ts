@@ -1,6 +1,6 @@
 import type { Transaction } from '../../../db/database.js';
-import type { EventActor } from '../../entries/index.js';
-import { recordSyncEvent } from './sync-events.js';
+import { recordSyncOutcome } from '../../../lib/metrics.js';
+import type { EntryEffects, EventActor } from '../../entries/index.js';
 import type { SyncRow } from './sync-rows.js';
 
 /**
@@ -23,8 +23,18 @@ export const markStaleSql = (returning: string): string => `
    WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
    RETURNING ${returning}`;
 
-/** SYNC_STALE for each copy made STALE, in connection order. */
-export async function announceStale(tx: Transaction, rows: SyncRow[], change: 'EDITED' | 'VOIDED', who: EventActor): Promise<void> {
-  rows.sort((a, b) => a.connection_id.localeCompare(b.connection_id));
-  for (const sync of rows) await recordSyncEvent(tx, sync, 'SYNC_STALE', { cause: change }, who);
+/** SYNC_STALE on the entry for each copy made STALE, in connection order (counted in the sync metrics once committed). */
+export function staleEffects(tx: Transaction, rows: SyncRow[], change: 'EDITED' | 'VOIDED'): EntryEffects {
+  if (rows.length === 0) return [];
+  const ordered = [...rows].sort((a, b) => a.connection_id.localeCompare(b.connection_id));
+  for (let i = 0; i < ordered.length; i++) tx.afterCommit(() => recordSyncOutcome('STALE'));
+  return [
+    {
+      record: ordered.map((sync) => ({
+        entry: { id: sync.entry_id, workspace_id: sync.workspace_id },
+        kind: 'SYNC_STALE' as const,
+        data: { syncId: sync.id, connectionId: sync.connection_id, cause: change },
+      })),
+    },
+  ];
 }

@@ -4,13 +4,13 @@ import { clock } from '../../../lib/clock.js';
 import { conflict } from '../../../lib/errors.js';
 import type { EntryStatus } from '../../../../shared/contracts/entries.js';
 import { assertWritable, refusalOf, writeRefusal } from './writable.js';
-import { lockMany, updateEntryRow, type EntryRow } from '../entry-rows.js';
+import { lockMany, reloadRow, updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
 import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
-import { reloadRow } from './create.js';
-import { reactions } from './reactions.js';
+import { reactions, type EntryEffects } from './reactions.js';
+import { publishMany } from '../../webhooks/index.js';
 import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {
@@ -85,7 +85,27 @@ export async function editEntryRow(
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
-  return (await reactions().entryEdited(tx, row, updated, actor)) ? reloadRow(tx, row.id) : updated;
+  return (await applyEffects(tx, await reactions().entryEdited(tx, row, updated, actor), actor)) ? reloadRow(tx, row.id) : updated;
+}
+
+/**
+ * What reactions asked for (DESIGN §2a), applied here in their order: their audit events; the moves of PENDING
+ * entries to UNDER_REVIEW through the status table (locked in id order, each with its own event and reactions);
+ * their outbound events. True when an entry's status moved (its row is then read again).
+ */
+export async function applyEffects(tx: Transaction, effects: EntryEffects, actor: EventActor): Promise<boolean> {
+  let moved = false;
+  for (const effect of effects) {
+    if ('record' in effect) await recordEvents(tx, effect.record, actor);
+    else if ('underReview' in effect) {
+      for (const entry of await lockMany(tx, effect.underReview)) {
+        if (entry.entry_status !== 'PENDING') continue;
+        await moveEntryStatus(tx, entry, 'UNDER_REVIEW', null, actor);
+        moved = true;
+      }
+    } else await publishMany(tx, await effect.publish(tx));
+  }
+  return moved;
 }
 
 /**
@@ -180,7 +200,7 @@ async function writeStatus(
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
-  const reacted = await reactions().entryStatusChanged(tx, row, updated, actor);
+  const reacted = await applyEffects(tx, await reactions().entryStatusChanged(tx, row, updated, actor), actor);
   // CONTRACT §14: a void (or correction), reject or cancel dissolves the entry's bank match (a matched entry is reconciled)
   const dissolved = DEAD_STATUSES.includes(to) && row.is_reconciled && (await dissolveBankMatch(tx, updated, actor));
   // read again only when the row may have changed since (its match dissolved: unreconciled; a reaction)

@@ -1,15 +1,15 @@
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../../db/database.js';
+import type { Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
 import { badRequest, conflict, forbidden } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
-import { presentEntry, type EntryRow } from '../entry-rows.js';
+import { presentEntry, reloadRow, type EntryRow } from '../entry-rows.js';
 import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
 import { canonicalJson, recordEvent, type EventActor } from '../events.js';
 import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { preparedQuery } from './raw-sql.js';
 import { writeRefusal } from './writable.js';
+import { applyEffects } from './change.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
@@ -171,7 +171,7 @@ export async function createEntryRow(
   }
   if (ruled && (await ruled.afterInsert(tx, [row], actor))) row = await reloadRow(tx, row.id);
   const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
-  if (await reactions().entriesCreated(tx, [row], actor, derived, soFar)) row = await reloadRow(tx, row.id);
+  if (await applyEffects(tx, await reactions().entriesCreated(tx, [row], actor, derived, soFar), actor)) row = await reloadRow(tx, row.id);
   return row;
 }
 
@@ -249,13 +249,4 @@ function beforeCreate(
   return reactions().entriesBeforeCreate(tx, draft.workspaceId, trigger, [newEntryFields(draft)], {
     bankCounterparties: [bankCounterparty],
   });
-}
-
-export async function reloadRow(tx: Transaction, id: number): Promise<EntryRow> {
-  const [row] = await db().query<EntryRow>('SELECT * FROM entries WHERE id = :id', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  return row;
 }

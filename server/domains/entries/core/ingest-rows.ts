@@ -7,6 +7,7 @@ import type { EntryRow } from '../entry-rows.js';
 import { insertEntriesSql } from '../entry-writes.js';
 import { recordEvents, type EventActor } from '../events.js';
 import { reactions, type NewEntryFields } from './reactions.js';
+import { applyEffects } from './change.js';
 
 export type IngestedRow = EntryRow & { external_id: string };
 
@@ -101,7 +102,9 @@ export async function insertIngestedRows(
   ) {
     current = await reloadRows(tx, rows);
   }
-  if (current.length > 0) await reactions().entriesCreated(tx, current, actor);
+  if (current.length > 0 && (await applyEffects(tx, await reactions().entriesCreated(tx, current, actor), actor))) {
+    current = await reloadRows(tx, current);
+  }
   return current;
 }
 

@@ -3,6 +3,19 @@ import type { EntryType, LinkType } from '../../../../shared/contracts/entries.j
 import type { RuleTrigger } from '../../../../shared/contracts/rules.js';
 import type { EntryRow } from '../entry-rows.js';
 import type { EventActor, EventKind } from '../events.js';
+import type { PublishInput } from '../../webhooks/index.js';
+
+/** An audit event a reaction asks the core to record on an entry (CONTRACT §5 events: REVIEW_QUEUED, SYNC_STALE, …). */
+export type EffectEvent = { entry: { id: number; workspace_id: number }; kind: EventKind; data: Record<string, unknown> };
+
+/**
+ * One thing another domain's reaction asks of the ledger core (DESIGN §2a) instead of calling back into it:
+ * record these audit events; move these entries PENDING → UNDER_REVIEW (a review was queued, CONTRACT §8) through
+ * the status table; publish these outbound events (§15), built when the core reaches them, so that they show the
+ * rows as the moves before them left them. The core applies a reaction's effects in their order (applyEffects).
+ */
+export type EntryEffect = { record: EffectEvent[] } | { underReview: number[] } | { publish: (tx: Transaction) => Promise<PublishInput[]> };
+export type EntryEffects = readonly EntryEffect[];
 
 /** The fields of a new entry that may change before it is inserted (the rules of CONTRACT §16 read and set them). */
 export type NewEntryFields = {
@@ -71,9 +84,15 @@ export type EntryReactions = {
   ): Promise<PreparedNewEntries>;
   /**
    * New entries (any source; `derived` for a refund, reimbursement or correction): their outbound
-   * events, then the reviews their connections require. True when a reaction changed their rows.
+   * events, then the reviews their connections require (their effects, which the core applies).
    */
-  entriesCreated(tx: Transaction, created: EntryRow[], actor: EventActor, derived?: DerivedEntry, soFar?: CreatedSoFar): Promise<boolean>;
+  entriesCreated(
+    tx: Transaction,
+    created: EntryRow[],
+    actor: EventActor,
+    derived?: DerivedEntry,
+    soFar?: CreatedSoFar,
+  ): Promise<EntryEffects>;
   /**
    * SQL the first statement of a create evaluates for other domains, so that they cost no round trip of their own
    * (arguments are SQL expressions): the new entry's valuation of CONTRACT §17 (a subquery of at most one row:
@@ -96,15 +115,15 @@ export type EntryReactions = {
   /** New entries, and edits of amount or date: their valuations (fx), in input order, one statement per batch. */
   valueEntries(tx: Transaction, workspaceId: number, items: ValuationRequest[]): Promise<EntryValuation[]>;
   /**
-   * Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE.
-   * True when a reaction may have changed the entry's own row (a re-queue moves a PENDING entry UNDER_REVIEW).
+   * Fields of an entry changed: re-queue a CHANGES_REQUESTED review, mark SYNCED copies STALE; the effects of
+   * those (a re-queue moves a PENDING entry UNDER_REVIEW) for the core to apply.
    */
-  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
+  entryEdited(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<EntryEffects>;
   /**
-   * The status moved (void, cancel, review decision, webhook, full refund, correction). True when a reaction
-   * may have changed the entry's own row (a void dissolves a bank match: the entry is unreconciled).
+   * The status moved (void, cancel, review decision, webhook, full refund, correction): open reviews cancelled,
+   * SYNCED copies STALE; the effects of those for the core to apply. (The bank match is the core's own: writeStatus.)
    */
-  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<boolean>;
+  entryStatusChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<EntryEffects>;
   /**
    * The bank match (CONTRACT §14) the locked entry is in, with the ids of its entries, or null: while it stands the
    * entry is not unreconciled by a person nor changes its amount (409), and a move to VOIDED, CANCELLED or REJECTED
