@@ -9,7 +9,7 @@ export function assertEntryTakesDocumentChanges(entry: EntryRow): void {
   }
 }
 
-/** The end of every document change, in its transaction: the event, then the entry's completeness. */
+/** The end of every document change, in its transaction: the entry's completeness, then the event (the ledger core's). */
 export async function recordDocumentChange(
   tx: Transaction,
   entry: EntryRow,
@@ -17,8 +17,6 @@ export async function recordDocumentChange(
   data: Record<string, unknown>,
   who: EventActor,
   now: Date,
-): Promise<boolean> {
-  const isComplete = await ledger.recomputeCompleteness(tx, entry.id, now);
-  await ledger.recordEvent(tx, entry, kind, { ...data, isComplete }, who);
-  return isComplete;
+): Promise<void> {
+  await ledger.apply(tx, [{ documentChanged: { entry, kind, data, at: now } }], who);
 }

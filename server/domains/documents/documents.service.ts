@@ -3,7 +3,7 @@ import { clock } from '../../lib/clock.js';
 import { conflict } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
 import type { DocumentObject, RequestDocumentInput } from '../../../shared/contracts/documents.js';
-import { loadEntry, lockEntry, type EntryRow } from '../entries/index.js';
+import { ledger, loadEntry, lockEntry, type EntryEffects, type EntryRow } from '../entries/index.js';
 import { byUser, type EventActor } from '../entries/index.js';
 import { publish } from '../webhooks/index.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
@@ -31,6 +31,21 @@ type Placeholder = Omit<RequestDocumentInput, 'entryId'>;
  * endpoint uses it, and so can other domains (an accounting webhook asking for a document).
  */
 export async function requestDocumentInTransaction(tx: Transaction, entry: EntryRow, input: Placeholder, who: EventActor) {
+  const { document, effects } = await placeDocumentRequest(tx, entry, input);
+  await ledger.apply(tx, effects, who);
+  return document;
+}
+
+/**
+ * The placeholder's row, and what follows from it for the ledger core to apply: the entry's completeness with
+ * DOCUMENT_REQUESTED, then document.requested. The rules' reaction to a new entry returns these effects to the
+ * core that called it (DESIGN §2a) instead of calling the core back.
+ */
+export async function placeDocumentRequest(
+  tx: Transaction,
+  entry: EntryRow,
+  input: Placeholder,
+): Promise<{ document: DocumentObject; effects: EntryEffects }> {
   assertEntryTakesDocumentChanges(entry);
   const now = clock.now();
   const row = await insertDocumentRow(tx, {
@@ -50,9 +65,14 @@ export async function requestDocumentInTransaction(tx: Transaction, entry: Entry
     created_at: now,
   });
   const data = { documentId: row.id, documentName: row.document_name, documentType: row.document_type, comment: row.comment };
-  await recordDocumentChange(tx, entry, 'DOCUMENT_REQUESTED', data, who, now);
-  await publish(tx, { workspaceId: entry.workspace_id, type: 'document.requested', object: presentDocument(row) });
-  return presentDocument(row);
+  const document = presentDocument(row);
+  return {
+    document,
+    effects: [
+      { documentChanged: { entry, kind: 'DOCUMENT_REQUESTED', data, at: now } },
+      { publish: async () => [{ workspaceId: entry.workspace_id, type: 'document.requested', object: document }] },
+    ],
+  };
 }
 
 export async function requestDocument(actor: Actor, input: RequestDocumentInput): Promise<DocumentObject> {

@@ -1,6 +1,6 @@
 /** The documents domain's public surface for other domains (DESIGN §2). */
 export { presentDocument, type DocumentRow } from './document-rows.js';
-export { requestDocumentInTransaction } from './documents.service.js';
+export { placeDocumentRequest, requestDocumentInTransaction } from './documents.service.js';
 export { inboxRouter } from './inbox/inbox.router.js';
 export { uploadToInbox } from './inbox/inbox.service.js';
 export { startExtractionWorker, drainExtractions, type ExtractionWorker } from './extraction/extraction-jobs.js';

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
-import { requestDocumentInTransaction } from '../documents/index.js';
-import { type CreateTrigger, type EntryRow, type EventActor, type NewEntryFields, type PreparedNewEntries } from '../entries/index.js';
+import { placeDocumentRequest } from '../documents/index.js';
+import type { CreateTrigger, EntryEffects, EntryRow, NewEntryFields, PreparedNewEntries } from '../entries/index.js';
 import { evaluateRules, partyIdsToName, type Evaluation, type RuleDraft } from './engine.js';
 import { ruleCache } from './rule-cache.js';
 
@@ -57,26 +57,18 @@ export async function prepareNewEntries(
   return {
     drafts: evaluations.map((e) => e.draft),
     events: evaluations.map((e) => e.applied.map((data) => ({ kind: 'RULE_APPLIED' as const, data }))),
-    afterInsert: (tx2, rows, actor) => requestDocuments(tx2, evaluations, rows, actor),
+    afterInsert: (tx2, rows) => requestDocuments(tx2, evaluations, rows),
     changesAfterInsert: evaluations.some((e) => e.documentRequests.length > 0),
   };
 }
 
-/** The documents the rules requested on the new entries (true when there were any: completeness was recomputed). */
-async function requestDocuments(
-  tx: Transaction,
-  evaluations: Evaluation[],
-  rows: (EntryRow | undefined)[],
-  actor: EventActor,
-): Promise<boolean> {
-  let touched = false;
+/** The documents the rules requested on the new entries: their placeholders, and their effects for the core to apply. */
+async function requestDocuments(tx: Transaction, evaluations: Evaluation[], rows: (EntryRow | undefined)[]): Promise<EntryEffects> {
+  const effects: EntryEffects[] = [];
   for (const [i, e] of evaluations.entries()) {
     const row = rows[i];
     if (!row) continue;
-    for (const request of e.documentRequests) {
-      await requestDocumentInTransaction(tx, row, request, actor);
-      touched = true;
-    }
+    for (const request of e.documentRequests) effects.push((await placeDocumentRequest(tx, row, request)).effects);
   }
-  return touched;
+  return effects.flat();
 }

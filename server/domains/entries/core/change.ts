@@ -9,6 +9,7 @@ import { setEntryTags, tagIdsOf } from '../entry-writes.js';
 import { recordEvent, recordEvents, type EventActor } from '../events.js';
 import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
+import { recomputeCompleteness } from './completeness.js';
 import { reactions, type EntryEffects } from './reactions.js';
 import { publishMany } from '../../webhooks/index.js';
 import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
@@ -91,21 +92,27 @@ export async function editEntryRow(
 /**
  * What reactions asked for (DESIGN §2a), applied here in their order: their audit events; the moves of PENDING
  * entries to UNDER_REVIEW through the status table (locked in id order, each with its own event and reactions);
- * their outbound events. True when an entry's status moved (its row is then read again).
+ * the completeness of entries whose documents changed, with the change's event; their outbound events. True when
+ * an entry's row changed (it is then read again).
  */
 export async function applyEffects(tx: Transaction, effects: EntryEffects, actor: EventActor): Promise<boolean> {
-  let moved = false;
+  let changed = false;
   for (const effect of effects) {
     if ('record' in effect) await recordEvents(tx, effect.record, actor);
     else if ('underReview' in effect) {
       for (const entry of await lockMany(tx, effect.underReview)) {
         if (entry.entry_status !== 'PENDING') continue;
         await moveEntryStatus(tx, entry, 'UNDER_REVIEW', null, actor);
-        moved = true;
+        changed = true;
       }
+    } else if ('documentChanged' in effect) {
+      const { entry, kind, data, at } = effect.documentChanged;
+      const isComplete = await recomputeCompleteness(tx, entry.id, at);
+      await recordEvent(tx, entry, kind, { ...data, isComplete }, actor);
+      changed = true;
     } else await publishMany(tx, await effect.publish(tx));
   }
-  return moved;
+  return changed;
 }
 
 /**

@@ -169,7 +169,7 @@ export async function createEntryRow(
     await recordEvent(tx, original, kind, { [idKey]: row.id, ...eventData }, actor);
     await assertCaps(tx, [row.id]);
   }
-  if (ruled && (await ruled.afterInsert(tx, [row], actor))) row = await reloadRow(tx, row.id);
+  if (ruled && (await applyEffects(tx, await ruled.afterInsert(tx, [row]), actor))) row = await reloadRow(tx, row.id);
   const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
   if (await applyEffects(tx, await reactions().entriesCreated(tx, [row], actor, derived, soFar), actor)) row = await reloadRow(tx, row.id);
   return row;

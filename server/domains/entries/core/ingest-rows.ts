@@ -94,9 +94,12 @@ export async function insertIngestedRows(
   let current = rows;
   if (
     rows.length > 0 &&
-    (await ruled.afterInsert(
+    (await applyEffects(
       tx,
-      drafts.map((d) => byExternalId.get(d.externalId)),
+      await ruled.afterInsert(
+        tx,
+        drafts.map((d) => byExternalId.get(d.externalId)),
+      ),
       actor,
     ))
   ) {

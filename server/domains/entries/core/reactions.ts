@@ -11,10 +11,17 @@ export type EffectEvent = { entry: { id: number; workspace_id: number }; kind: E
 /**
  * One thing another domain's reaction asks of the ledger core (DESIGN §2a) instead of calling back into it:
  * record these audit events; move these entries PENDING → UNDER_REVIEW (a review was queued, CONTRACT §8) through
- * the status table; publish these outbound events (§15), built when the core reaches them, so that they show the
+ * the status table; recompute an entry's completeness after a change of its documents (§6), with its event; publish these outbound events (§15), built when the core reaches them, so that they show the
  * rows as the moves before them left them. The core applies a reaction's effects in their order (applyEffects).
  */
-export type EntryEffect = { record: EffectEvent[] } | { underReview: number[] } | { publish: (tx: Transaction) => Promise<PublishInput[]> };
+export type EntryEffect =
+  | { record: EffectEvent[] }
+  | { underReview: number[] }
+  | { documentChanged: DocumentChange }
+  | { publish: (tx: Transaction) => Promise<PublishInput[]> };
+
+/** A document of the entry changed (CONTRACT §6): the core recomputes its completeness, then records `kind` with `isComplete`. */
+export type DocumentChange = { entry: EntryRow; kind: Extract<EventKind, `DOCUMENT_${string}`>; data: Record<string, unknown>; at: Date };
 export type EntryEffects = readonly EntryEffect[];
 
 /** The fields of a new entry that may change before it is inserted (the rules of CONTRACT §16 read and set them). */
@@ -43,8 +50,8 @@ export type CreateTrigger = RuleTrigger;
 export type PreparedNewEntries = {
   drafts: NewEntryFields[];
   events: { kind: EventKind; data: Record<string, unknown> }[][];
-  /** True when it changed the rows (the writer then reads them again). */
-  afterInsert(tx: Transaction, rows: (EntryRow | undefined)[], actor: EventActor): Promise<boolean>;
+  /** Once inserted: what the rules ask for the rows (the documents they request), for the core to apply. */
+  afterInsert(tx: Transaction, rows: (EntryRow | undefined)[]): Promise<EntryEffects>;
   /** False when afterInsert has nothing to do (no rule requested a document): the rows stay as inserted. */
   changesAfterInsert: boolean;
 };
