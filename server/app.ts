@@ -4,6 +4,7 @@ import { createExpressMiddleware } from '@trpc/server/adapters/express';
 import { createOpenApiExpressMiddleware } from 'trpc-to-openapi';
 import { appRouter } from './trpc/router.js';
 import { keepJsonBodiesStrict } from './trpc/strict-json-bodies.js';
+import { registerQueryInputFields } from './trpc/strict-query-input.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { contextFactory } from './trpc/context.js';
 import { buildOpenApiDocument } from './trpc/openapi.js';
@@ -82,6 +83,7 @@ export function createApp(): Express {
   const onError = ({ error }: { error: { code: string } }) => void error;
   app.use('/trpc', createExpressMiddleware({ router: appRouter, createContext: contextFactory('trpc'), onError }));
   keepJsonBodiesStrict(appRouter);
+  registerQueryInputFields(appRouter);
   app.use(
     createOpenApiExpressMiddleware({ router: appRouter, createContext: contextFactory('rest'), maxBodySize: config.BODY_LIMIT_BYTES }),
   );

@@ -4,6 +4,7 @@ import { AppError, knownError } from '../lib/errors.js';
 import { requirePermission } from '../lib/scope.js';
 import { runtime } from '../runtime.js';
 import { t } from './init.js';
+import { assertKnownQueryInputFields } from './strict-query-input.js';
 import type { RouteMeta } from './init.js';
 
 /**
@@ -53,8 +54,10 @@ export const publicProcedure = t.procedure.use(declares(normalizeErrors, { kind:
 
 export const authedProcedure = publicProcedure.use(
   declares(
-    async ({ ctx, next }) => {
+    async ({ ctx, next, type, path, getRawInput }) => {
       const actor = await ctx.authenticate();
+      // after the 401, before the 403, as on REST (server/http/query-string.ts)
+      if (ctx.transport === 'trpc' && type === 'query') assertKnownQueryInputFields(path, await getRawInput());
       return next({ ctx: { ...ctx, actor } });
     },
     { kind: 'authenticated' },

@@ -1,6 +1,6 @@
 import type { AnyRouter } from '@trpc/server';
 
-type Def = {
+export type Def = {
   type: string;
   coerce?: boolean;
   innerType?: { _zod: { def: Def } };
@@ -12,7 +12,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const COERCIBLE = new Set(['number', 'boolean', 'bigint', 'date']);
 const WRAPPERS = new Set(['optional', 'nullable', 'default', 'prefault']);
 
-const unwrap = (def: Def): Def => (WRAPPERS.has(def.type) && def.innerType ? unwrap(def.innerType._zod.def) : def);
+export const unwrap = (def: Def): Def => (WRAPPERS.has(def.type) && def.innerType ? unwrap(def.innerType._zod.def) : def);
 
 function pinCoercion(def: Def): void {
   for (const field of Object.values(def.shape ?? {})) {

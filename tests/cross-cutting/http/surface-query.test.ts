@@ -152,6 +152,19 @@ describe('unknown query parameters (CONTRACT §1)', () => {
     expect(await listed(`search=${'q1'}`)).toEqual([]);
   });
 
+  it('on tRPC a query carries its parameters as the fields of ?input=: an unknown field is a 400 too, after the 401', async () => {
+    const trpcList = (input: Record<string, unknown>, token?: string) =>
+      api.get<any>('/trpc/entries.list', { token, query: { input: JSON.stringify(input) } });
+    const known = await trpcList({ workspaceId: w.workspaceId, tagIds: [tagA] }, w.token);
+    expect(known.status, known.text).toBe(200);
+    expect(known.body.result.data.items.map((e: { id: number }) => e.id)).toEqual([ids.a]);
+    const bogus = await trpcList({ workspaceId: w.workspaceId, tagIds: [tagA], bogus: 1 }, w.token);
+    expect(bogus.status, bogus.text).toBe(400);
+    expect(bogus.body.error.message).toContain('bogus');
+    expect(bogus.body.error.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
+    expect((await trpcList({ workspaceId: w.workspaceId, bogus: 1 })).status).toBe(401);
+  });
+
   it('a caller without a valid token gets its 401 first, as on any call', async () => {
     expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`), 401, 'UNAUTHORIZED');
     expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`, { token: 'not-a-token' }), 401, 'UNAUTHORIZED');
