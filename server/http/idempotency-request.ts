@@ -5,6 +5,7 @@ import { runtime } from '../runtime.js';
 import { bearerToken, requestActor } from '../domains/auth/index.js';
 import { authenticateApiKey, hashApiKey } from '../domains/integrations/index.js';
 import type { Actor } from '../lib/scope.js';
+import { documentedQueryContract } from './route-templates.js';
 import '../lib/raw-body.js';
 
 /** An authenticated caller of a keyed request: its key space, and the live actor when it is one (not an ingest key). */
@@ -14,12 +15,15 @@ export type IdempotencyCaller = { caller: string; actor?: Actor };
  * Whose key this is, authenticated as any call is: a live session's user (not merely a well-signed
  * token: a logged-out session or a deactivated user is nobody), or an active integration's API
  * key. Undefined when the request does not authenticate: it gets no idempotency, stores nothing,
- * and its route answers it (401) as it would without the header.
+ * and its route answers it (401) as it would without the header. A route with its own credential
+ * (ingest) counts only that one: a bearer token it ignores does not key its requests.
  */
 export async function authenticatedCaller(req: Request): Promise<IdempotencyCaller | undefined> {
   const authorization = req.get('Authorization');
+  // a route that checks its own credential (ingest's X-API-Key) is not called by a bearer token it ignores
+  const ownCredential = documentedQueryContract(req.method, req.path)?.credential === 'own';
   try {
-    if (bearerToken(authorization)) {
+    if (!ownCredential && bearerToken(authorization)) {
       const actor = await requestActor(req);
       return { caller: actor.apiKeyId ? `apikey:${actor.apiKeyId}` : `user:${actor.userId}`, actor };
     }

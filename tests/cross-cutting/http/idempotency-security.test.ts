@@ -88,6 +88,17 @@ describe('a replay needs a caller who could make the request now', () => {
   });
 });
 
+describe('a route with its own credential', () => {
+  it('ingest with a bearer token and no X-API-Key is a 401, also under a key the token used elsewhere (not a 409), and stores nothing', async () => {
+    const key = newKey();
+    const opts = { token: w.token, headers: { 'Idempotency-Key': key } };
+    expect((await api.post('/entries', entryBody(key), opts)).status).toBe(200);
+    // the token is not ingest's credential: it keys nothing there, so this is not "the same key on another path"
+    expectErrorBody(await api.post('/api/v1/ingest', { entries: [item(feed.projectIds[0], key)] }, opts), 401, 'UNAUTHORIZED');
+    expect((await rowsOf(key)).map((r) => r.caller)).toEqual([expect.stringMatching(/^user:/)]);
+  });
+});
+
 describe('stored responses are sealed and purged', () => {
   it('POST /integrations with a key: the apiKey is nowhere in the row in plain text, and the replay still shows it', async () => {
     const key = newKey();
