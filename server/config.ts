@@ -70,11 +70,20 @@ const EnvSchema = z.object({
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   // how long a verified session (user, permissions, memberships) is served from memory; 0 = read on every request
   AUTH_CACHE_TTL_MS: z.coerce.number().int().min(0).max(60_000).default(5_000),
+  // npm run bench only: mounts the baseline procedures of server/trpc/bench-baseline.router.ts
+  BENCH_BASELINE: bool.default(false),
 });
 
 export type Config = z.infer<typeof EnvSchema> & { embedded: boolean };
 
 export class ConfigError extends Error {}
+
+/**
+ * Whether the bench's baseline procedures are mounted (BENCH_BASELINE=1, bench/run.ts). Read while the app
+ * router's module loads, which may be before loadConfig runs; parsed by the same rule as its config field.
+ */
+export const benchBaselineRequested = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  EnvSchema.shape.BENCH_BASELINE.safeParse(env.BENCH_BASELINE).data ?? false; // a bad value: loadConfig names it
 
 /** Parses the environment once. The only reader of process.env in the service. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -21,7 +21,7 @@ import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../do
 import { webhooksRouter } from '../domains/webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
-import { benchBaselineRouters } from '../domains/system/index.js';
+import { benchBaselineRouters } from './bench-baseline.router.js';
 
 export const appRouter = router({
   auth: authRouter,

@@ -1,13 +1,14 @@
 import { z } from 'zod/v4';
-import { router } from '../../trpc/init.js';
-import { op, publicProcedure } from '../../trpc/procedures.js';
+import { benchBaselineRequested } from '../config.js';
+import { router } from './init.js';
+import { op, publicProcedure } from './procedures.js';
 
 /**
  * The benchmark's baseline (bench/run.ts): trivial procedures on the same express + tRPC +
  * trpc-to-openapi stack, returning a constant object. Mounted only when BENCH_BASELINE=1,
- * so the OpenAPI document of a normal start does not contain them.
+ * so the OpenAPI document of a normal start does not contain them. Not a domain: the transport's own yardstick.
  */
-export const benchBaselineEnabled = process.env.BENCH_BASELINE === '1';
+const benchBaselineEnabled = benchBaselineRequested();
 
 const TAG = 'Bench';
 const Pong = z.object({ ok: z.boolean(), name: z.string() });
