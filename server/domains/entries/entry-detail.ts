@@ -4,7 +4,7 @@ import type { EntryDetail } from '../../../shared/contracts/entries.js';
 import type { DocumentObject } from '../../../shared/contracts/documents.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
-import { preparedRows } from './raw-query.js';
+import { preparedRows } from '../../db/prepared.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type DocumentJson = Omit<DocumentObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };

@@ -5,7 +5,7 @@ import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
 import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
 import type { EntryValuation } from './core/reactions.js';
-import { preparedQuery } from './core/raw-sql.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export type NewEntry = {
   workspaceId: number;

@@ -5,7 +5,7 @@ import { clock } from '../../lib/clock.js';
 import { currentVia } from '../../lib/via.js';
 import type { Actor } from '../../lib/scope.js';
 import type { EventObject } from '../../../shared/contracts/entries.js';
-import { preparedQuery } from './core/raw-sql.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 export type EventActor = { actorType: 'USER' | 'INTEGRATION' | 'WEBHOOK' | 'SYSTEM' | 'API_KEY'; actorId: string | null };
 /** The person, or the app's API key (CONTRACT §19), behind a request. */

@@ -1,14 +1,13 @@
 import type { Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import { badRequest, conflict, forbidden } from '../../../lib/errors.js';
+import { forbidden } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
 import { presentEntry, reloadRow, type EntryRow } from '../entry-rows.js';
 import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
 import { canonicalJson, recordEvent, type EventActor } from '../events.js';
 import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
-import { preparedQuery } from './raw-sql.js';
-import { writeRefusal } from './writable.js';
+import { prepare } from './create-prepare.js';
 import { applyEffects } from './change.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
@@ -20,96 +19,6 @@ export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: num
  */
 export type CreateOptions = { trigger?: CreateTrigger; bankCounterparty?: string | null; reaches?: (projectId: number) => boolean };
 export type DerivedFrom = { linkType: LinkType; original: EntryRow; eventData: Record<string, unknown> };
-
-type Prepared = {
-  closed_period: string | null;
-  manual_source_id: number | null;
-  entry_id: number;
-  projects: number[];
-  parties: number[];
-  tags: number[];
-  sources: number[];
-  categories: string[];
-  fx_rate: string | null;
-  fx_rate_date: string | null;
-  amount_base_cents: number | null;
-  reviews_due: boolean;
-};
-
-/**
- * ONE statement before the insert: the shared period lock and the closed period at the date (migration 0019's
- * function, whose check runs with a snapshot taken after the lock), the workspace's MANUAL source, an id for
- * the new entry, which of the named references are usable ids of the workspace, the valuation (fx) and
- * whether a connection will queue the entry for review (accounting). $1 ws, $2 date, $3 currency, $4 amount,
- * $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check.
- */
-let prepareText: string | undefined;
-const prepareSql = () =>
-  (prepareText ??= `
-  SELECT entry_write_closed_period($1::int, $2::date) AS closed_period,
-         (SELECT id FROM entry_sources WHERE workspace_id = $1::int AND kind = 'MANUAL') AS manual_source_id,
-         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
-         ARRAY(SELECT id FROM projects WHERE workspace_id = $1::int AND id = ANY ($6::int[])) AS projects,
-         ARRAY(SELECT id FROM parties WHERE workspace_id = $1::int AND id = ANY ($7::int[])) AS parties,
-         ARRAY(SELECT id FROM tags WHERE workspace_id = $1::int AND id = ANY ($8::int[]) AND archived_at IS NULL) AS tags,
-         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
-         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
-         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due
-    FROM (SELECT 1) one
-    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
-
-type References = {
-  projectIds?: (number | null | undefined)[];
-  partyIds?: (number | null | undefined)[];
-  tagIds?: number[];
-  entrySourceId?: number;
-  categoryIds?: (string | null | undefined)[];
-};
-const numbers = (ids: (number | null | undefined)[] = []) => [...new Set(ids.filter((id): id is number => typeof id === 'number'))];
-const strings = (ids: (string | null | undefined)[] = []) => [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
-
-/** 400 for the first reference of `refs` that `found` does not hold (the order and messages of assertReferences). */
-function assertFound(found: Prepared, refs: References): void {
-  const projects = new Set(found.projects.map(Number));
-  const missingProject = numbers(refs.projectIds).find((id) => !projects.has(id));
-  if (missingProject !== undefined) throw badRequest(`Project ${missingProject} is not a project of this workspace`);
-  const parties = new Set(found.parties.map(Number));
-  const missingParty = numbers(refs.partyIds).find((id) => !parties.has(id));
-  if (missingParty !== undefined) throw badRequest(`Party ${missingParty} is not a party of this workspace`);
-  const tags = new Set(found.tags.map(Number));
-  const missingTag = [...new Set(refs.tagIds ?? [])].find((id) => !tags.has(id));
-  if (missingTag !== undefined) throw badRequest(`Tag ${missingTag} is not a tag of this workspace`);
-  if (refs.entrySourceId !== undefined && !found.sources.map(Number).includes(refs.entrySourceId))
-    throw badRequest(`Entry source ${refs.entrySourceId} is not a source of this workspace`);
-  const categories = new Set(found.categories.map((id) => id.toLowerCase()));
-  const missingCategory = strings(refs.categoryIds).find((id) => !categories.has(id.toLowerCase()));
-  if (missingCategory !== undefined) throw badRequest(`Category ${missingCategory} is not an active category of this workspace`);
-}
-
-/**
- * The checks and look-ups before the insert, in one round trip (see prepareSql): 409 when the date is in a
- * closed period, then 400 for a reference the caller gave, then for one the rules added.
- */
-async function prepare(tx: Transaction, given: EntryDraft, draft: EntryDraft, checks: References[]): Promise<Prepared> {
-  const all = <T>(pick: (r: References) => T[] | undefined): T[] => checks.flatMap((r) => pick(r) ?? []);
-  const [row] = await preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareSql(), [
-    given.workspaceId,
-    given.entryDate,
-    draft.baseCurrency,
-    draft.amountCents,
-    draft.projectId,
-    numbers(all((r) => r.projectIds)),
-    numbers(all((r) => r.partyIds)),
-    numbers(all((r) => r.tagIds)),
-    numbers(all((r) => (r.entrySourceId === undefined ? [] : [r.entrySourceId]))),
-    strings(all((r) => r.categoryIds)),
-  ]);
-  const refusal = writeRefusal(null, { kind: 'create', date: given.entryDate }, () => row.closed_period ?? undefined);
-  if (refusal !== null) throw conflict(refusal);
-  for (const refs of checks) assertFound(row, refs);
-  return row;
-}
 
 const LINK_EVENT = {
   REFUND: { kind: 'REFUND_CREATED', idKey: 'refundEntryId' },

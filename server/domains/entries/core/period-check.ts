@@ -1,6 +1,6 @@
 import type { Transaction } from '../../../db/database.js';
 import { conflict, quotedValue } from '../../../lib/errors.js';
-import { preparedQuery } from './raw-sql.js';
+import { preparedQuery } from '../../../db/prepared.js';
 
 /**
  * CONTRACT §7 "in a closed period", asked of PostgreSQL's one definition (migration 0023's `closed_period_name`,
