@@ -64,4 +64,23 @@ export const architecture = [
       'import-x/no-cycle': ['error', { ignoreExternal: true }],
     },
   },
+  {
+    // one access path: an express route declares its access through guardedRoute (server/http/guarded-route.ts),
+    // as a procedure does through its builder, instead of checking the caller in its handler
+    files: ['server/domains/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/auth/index.js'],
+              importNames: ['authorizeRequest'],
+              message: 'Declare the route with guardedRoute (server/http/guarded-route.ts) instead of calling authorizeRequest in it.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];

@@ -4,8 +4,8 @@ import { AppError, badRequest, parseInput } from '../../lib/errors.js';
 import { recordStatementImport } from '../../lib/metrics.js';
 import { runtime } from '../../runtime.js';
 import { BankAccountPath, ImportFields, ImportForm, StatementObject } from '../../../shared/contracts/banking.js';
-import { authorizeRequest } from '../auth/index.js';
-import { sendError } from '../../http/errors.js';
+import type { Actor } from '../../lib/scope.js';
+import { guardedRoute } from '../../http/guarded-route.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { parseMultipart } from '../../http/multipart-body.js';
 import { assertActive, loadAccount } from './account-rows.js';
@@ -32,8 +32,7 @@ function toAppError(err: unknown): AppError {
 }
 
 /** POST /bank-accounts/{id}/statements (multipart `file`, optional `format` and `csvMapping`) → the statement. */
-async function importRoute(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req, 'bank.manage');
+async function importRoute(req: Request, res: Response, actor: Actor): Promise<void> {
   const { id } = parseInput(BankAccountPath, req.params);
   assertActive(await loadAccount(actor, id)); // 404 / 409 before the body is read
   if (!req.is('multipart/form-data'))
@@ -53,9 +52,7 @@ async function importRoute(req: Request, res: Response): Promise<void> {
 
 export function bankingRoutes(): Router {
   const r = Router();
-  r.post('/bank-accounts/:id/statements', (req, res) => {
-    importRoute(req, res).catch((err) => sendError(res, err));
-  });
+  r.post('/bank-accounts/:id/statements', guardedRoute('importBankStatement', { permission: 'bank.manage' }, importRoute));
   return r;
 }
 

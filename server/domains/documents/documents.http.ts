@@ -1,7 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { parseInput } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
-import type { Permission } from '../../../shared/permissions.js';
 import {
   BinaryBody,
   DocumentObject,
@@ -14,20 +13,16 @@ import {
   UploadForm,
   UploadQuery,
 } from '../../../shared/contracts/documents.js';
-import { authorizeRequest } from '../auth/index.js';
 import { streamToResponse } from '../../http/streams.js';
-import { sendError } from '../../http/errors.js';
+import { guardedRoute } from '../../http/guarded-route.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { assertCanFulfil, assertCanUpload, fulfilDocument, openDocumentFile, uploadDocument } from './document-files.service.js';
 import { attachmentDisposition, downloadName } from './document-names.js';
 import { receiveFile } from './upload-parser.js';
 import { inboxUpload } from './inbox/inbox.http.js';
 
-const caller = (req: Request, permission?: Permission): Promise<Actor> => authorizeRequest(req, permission);
-
 /** POST /entries/{entryId}/documents/upload?workspaceId= (multipart `file`, `documentType`) → UPLOADED. */
-async function upload(req: Request, res: Response): Promise<void> {
-  const actor = await caller(req, 'entry.create');
+async function upload(req: Request, res: Response, actor: Actor): Promise<void> {
   const { entryId } = parseInput(EntryDocumentsInput, req.params);
   const { workspaceId } = parseInput(UploadQuery, req.query);
   await assertCanUpload(actor, entryId, workspaceId); // before the body is read
@@ -37,8 +32,7 @@ async function upload(req: Request, res: Response): Promise<void> {
 }
 
 /** POST /entries/{entryId}/documents/{documentId}/fulfill (multipart `file`) → UPLOADED. */
-async function fulfil(req: Request, res: Response): Promise<void> {
-  const actor = await caller(req, 'entry.create');
+async function fulfil(req: Request, res: Response, actor: Actor): Promise<void> {
   const { entryId, documentId } = parseInput(DocumentPathInput, req.params);
   const { workspaceId } = parseInput(FulfilQuery, req.query);
   await assertCanFulfil(actor, { entryId, documentId, workspaceId });
@@ -48,8 +42,7 @@ async function fulfil(req: Request, res: Response): Promise<void> {
 }
 
 /** GET /entries/{entryId}/documents/{documentId}/download: the stored bytes with their stored type. */
-async function download(req: Request, res: Response): Promise<void> {
-  const actor = await caller(req);
+async function download(req: Request, res: Response, actor: Actor): Promise<void> {
   const { entryId, documentId } = parseInput(DocumentPathInput, req.params);
   const { document, stream } = await openDocumentFile(actor, entryId, documentId);
   res.status(200);
@@ -61,16 +54,12 @@ async function download(req: Request, res: Response): Promise<void> {
   await streamToResponse(res, stream);
 }
 
-const handle = (fn: (req: Request, res: Response) => Promise<void>) => (req: Request, res: Response) => {
-  fn(req, res).catch((err) => sendError(res, err));
-};
-
 export function documentRoutes(): Router {
   const r = Router();
-  r.post('/entries/:entryId/documents/upload', handle(upload));
-  r.post('/entries/:entryId/documents/:documentId/fulfill', handle(fulfil));
-  r.get('/entries/:entryId/documents/:documentId/download', handle(download));
-  r.post('/inbox/documents', handle(inboxUpload));
+  r.post('/entries/:entryId/documents/upload', guardedRoute('uploadEntryDocument', { permission: 'entry.create' }, upload));
+  r.post('/entries/:entryId/documents/:documentId/fulfill', guardedRoute('fulfillEntryDocument', { permission: 'entry.create' }, fulfil));
+  r.get('/entries/:entryId/documents/:documentId/download', guardedRoute('downloadEntryDocument', {}, download));
+  r.post('/inbox/documents', guardedRoute('uploadInboxDocument', { permission: 'entry.create' }, inboxUpload));
   return r;
 }
 

@@ -3,11 +3,10 @@ import { Readable } from 'node:stream';
 import { z } from 'zod/v4';
 import { parseInput } from '../../lib/errors.js';
 import { todayUtc } from '../../lib/dates.js';
-import { scope } from '../../lib/scope.js';
+import { scope, type Actor } from '../../lib/scope.js';
 import { QueryBool } from '../../../shared/contracts/common.js';
 import { EntryFilters, EntryFiltersChecked } from '../../../shared/contracts/entries.js';
-import { authorizeRequest } from '../auth/index.js';
-import { sendError } from '../../http/errors.js';
+import { guardedRoute } from '../../http/guarded-route.js';
 import { streamToResponse } from '../../http/streams.js';
 import { documentExpressPath } from '../../http/express-paths.js';
 import { CSV_HEADER, entriesCsv } from './export.service.js';
@@ -23,8 +22,7 @@ async function* withByteOrderMark(lines: AsyncIterable<string>): AsyncGenerator<
 }
 
 /** GET /entries/export/csv: every matching row, streamed from a server-side cursor. */
-async function exportCsv(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req, 'entry.export');
+async function exportCsv(req: Request, res: Response, actor: Actor): Promise<void> {
   const { bom, ...query } = req.query;
   const options = parseInput(ExportOptions, { bom });
   const filters = parseInput(EntryFiltersChecked, query);
@@ -38,9 +36,7 @@ async function exportCsv(req: Request, res: Response): Promise<void> {
 
 export function entriesExportRoutes(): Router {
   const r = Router();
-  r.get('/entries/export/csv', (req, res) => {
-    exportCsv(req, res).catch((err) => sendError(res, err));
-  });
+  r.get('/entries/export/csv', guardedRoute('exportEntriesCsv', { permission: 'entry.export' }, exportCsv));
   return r;
 }
 

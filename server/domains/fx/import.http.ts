@@ -1,18 +1,16 @@
 import { Router, type Request, type Response } from 'express';
 import { parseInput } from '../../lib/errors.js';
 import { ImportFxRatesForm, ImportFxRatesQuery, ImportFxRatesResult } from '../../../shared/contracts/fx.js';
-import { authorizeRequest } from '../auth/index.js';
-import { sendError } from '../../http/errors.js';
+import { guardedRoute } from '../../http/guarded-route.js';
 import { documentExpressPath } from '../../http/express-paths.js';
-import { scope } from '../../lib/scope.js';
+import { scope, type Actor } from '../../lib/scope.js';
 import { importRates } from './import.service.js';
 import { receiveRateFile } from './rate-upload.js';
 
 export const IMPORT_PATH = '/fx-rates/import';
 
 /** POST /fx-rates/import?workspaceId= (fx.manage; multipart `file`) → {imported, updated}. */
-async function importFile(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req, 'fx.manage');
+async function importFile(req: Request, res: Response, actor: Actor): Promise<void> {
   const { workspaceId } = parseInput(ImportFxRatesQuery, req.query);
   scope.requireWorkspaceMember(actor, workspaceId); // before the body is read
   const bytes = await receiveRateFile(req, res);
@@ -21,9 +19,7 @@ async function importFile(req: Request, res: Response): Promise<void> {
 
 export function fxRoutes(): Router {
   const r = Router();
-  r.post(IMPORT_PATH, (req, res) => {
-    importFile(req, res).catch((err) => sendError(res, err));
-  });
+  r.post(IMPORT_PATH, guardedRoute('importFxRates', { permission: 'fx.manage' }, importFile));
   return r;
 }
 

@@ -101,3 +101,16 @@ describe('import cycles', () => {
     expect(messages.filter((m) => m.ruleId === 'import-x/no-cycle')).toEqual([]);
   });
 });
+
+describe('one access path for express routes', () => {
+  it('refuses a domain route checking its caller itself instead of declaring its access with guardedRoute', async () => {
+    const errors = (
+      await lint(
+        'server/domains/fx/route-fixture.ts',
+        "import { authorizeRequest } from '../auth/index.js';\nexport const check = authorizeRequest;\n",
+      )
+    ).filter((m) => m.ruleId === 'no-restricted-imports');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]!.message).toContain('guardedRoute');
+  });
+});

@@ -3,12 +3,14 @@ import type { Permission } from '../../../shared/permissions.js';
 import { appRouter } from '../../../server/trpc/router.js';
 import { accessPolicyOf, type AccessPolicy } from '../../../server/trpc/procedures.js';
 import { expressPaths } from '../../../server/http/express-paths.js';
+import { routeAccessOf } from '../../../server/http/guarded-route.js';
 
 /**
  * Every operation of the service, derived from the code (the tRPC router and the documented
- * express routes), each with the access policy it enforces. Nothing here is a hand-kept list of
- * routes: only the policies the code cannot tell (express routes, public operations) are declared
- * below, and an operation missing from those declarations makes `deriveOperations` throw.
+ * express routes), each with the access policy it enforces: a procedure's builder records it, an express
+ * route declares it where it is registered (guardedRoute). Nothing here is a hand-kept list of routes:
+ * only the public operations are declared below, and an operation the suites cannot classify makes
+ * `deriveOperations` throw.
  */
 
 export type OpenApiParameter = { in: 'path' | 'query' | 'header'; name: string; required?: boolean; schema: JsonSchema };
@@ -38,21 +40,6 @@ export type Operation = {
   procedureType?: 'query' | 'mutation';
   access: Access;
   doc: OpenApiOperation;
-};
-
-/**
- * Express routes enforce their permission in the handler, where it cannot be read from outside:
- * declared here by operationId. A bearer-protected express route missing here fails the suite.
- */
-export const EXPRESS_BEARER_ACCESS: Record<string, AccessPolicy> = {
-  exportEntriesCsv: { kind: 'permission', permission: 'entry.export' },
-  exportReportPdf: { kind: 'permission', permission: 'entry.export' },
-  uploadEntryDocument: { kind: 'permission', permission: 'entry.create' },
-  fulfillEntryDocument: { kind: 'permission', permission: 'entry.create' },
-  downloadEntryDocument: { kind: 'authenticated' },
-  importBankStatement: { kind: 'permission', permission: 'bank.manage' },
-  importFxRates: { kind: 'permission', permission: 'fx.manage' },
-  uploadInboxDocument: { kind: 'permission', permission: 'entry.create' },
 };
 
 /**
@@ -110,8 +97,9 @@ export function openApiOperationKeys(doc: OpenApiDocument): string[] {
 function expressAccess(operationId: string, security: OpenApiOperation['security']): Access {
   const schemes = [...new Set((security ?? []).flatMap((s) => Object.keys(s)))];
   if (schemes.length === 1 && schemes[0] === 'Authorization') {
-    const declared = EXPRESS_BEARER_ACCESS[operationId];
-    if (!declared) throw new Error(`express operation ${operationId}: its permission is not declared in EXPRESS_BEARER_ACCESS`);
+    // declared where the route is registered (server/http/guarded-route.ts), as a procedure's builder records its own
+    const declared = routeAccessOf(operationId);
+    if (!declared) throw new Error(`express operation ${operationId}: its route declares no access (guardedRoute)`);
     return declared;
   }
   if (schemes.length === 1 && schemes[0] === 'ApiKey') return { kind: 'apiKey' };

@@ -1,14 +1,13 @@
 import type { Request, Response } from 'express';
 import { parseInput } from '../../../lib/errors.js';
 import { InboxDocumentObject, InboxUploadFields, InboxUploadForm } from '../../../../shared/contracts/documents-inbox.js';
-import { authorizeRequest } from '../../auth/index.js';
+import type { Actor } from '../../../lib/scope.js';
 import { documentExpressPath } from '../../../http/express-paths.js';
 import { receiveFile } from '../upload-parser.js';
 import { uploadToInbox } from './inbox.service.js';
 
 /** POST /inbox/documents (multipart `workspaceId`, `file`; entry.create) → the inbox document, its extraction PENDING. */
-export async function inboxUpload(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req, 'entry.create');
+export async function inboxUpload(req: Request, res: Response, actor: Actor): Promise<void> {
   const { file, fields } = await receiveFile(req, res);
   const { workspaceId } = parseInput(InboxUploadFields, fields);
   res.status(200).json(await uploadToInbox(actor, { workspaceId, file }));

@@ -2,8 +2,8 @@ import { Router, type Request, type Response } from 'express';
 import { z } from 'zod/v4';
 import { parseInput } from '../../../lib/errors.js';
 import { ReportQuery } from '../../../../shared/contracts/reports.js';
-import { authorizeRequest } from '../../auth/index.js';
-import { sendError } from '../../../http/errors.js';
+import type { Actor } from '../../../lib/scope.js';
+import { guardedRoute } from '../../../http/guarded-route.js';
 import { documentExpressPath } from '../../../http/express-paths.js';
 import { loadPdfReportData } from './report-data.js';
 import { renderReportPdf } from './render-report.js';
@@ -11,8 +11,7 @@ import { renderReportPdf } from './render-report.js';
 export const PDF_PATH = '/reports/export/pdf';
 
 /** GET /reports/export/pdf (entry.export, CONTRACT §11): the period's report as a printable PDF. */
-async function exportPdf(req: Request, res: Response): Promise<void> {
-  const actor = await authorizeRequest(req, 'entry.export');
+async function exportPdf(req: Request, res: Response, actor: Actor): Promise<void> {
   const query = parseInput(ReportQuery, req.query);
   const data = await loadPdfReportData(actor, query);
   const doc = renderReportPdf(data);
@@ -28,9 +27,7 @@ async function exportPdf(req: Request, res: Response): Promise<void> {
 
 export function reportsPdfRoutes(): Router {
   const r = Router();
-  r.get(PDF_PATH, (req, res) => {
-    exportPdf(req, res).catch((err) => sendError(res, err));
-  });
+  r.get(PDF_PATH, guardedRoute('exportReportPdf', { permission: 'entry.export' }, exportPdf));
   return r;
 }
 
