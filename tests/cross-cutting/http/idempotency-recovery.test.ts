@@ -109,7 +109,7 @@ describe('Idempotency-Key left behind by a crash', () => {
   });
 });
 
-describe('identical Idempotency-Key requests in parallel (fast variant of tests/cross-cutting/hard/races.test.ts)', () => {
+describe('identical Idempotency-Key requests in parallel (the many-trial run: tests/cross-cutting/hard/races.test.ts)', () => {
   it('6 randomized trials over entry create, refund and ingest: one execution, the others replay or 409', async () => {
     const rng = seededRng('idempotency-fast');
     for (let i = 0; i < 6; i++) await idempotencyTrial(w, feed, rng);

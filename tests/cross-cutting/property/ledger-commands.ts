@@ -8,7 +8,7 @@
  * and hash chain, the tags (archived or not) and which entries carry them, the periods, and in
  * the database itself every entry's status, amount and links — and the caps invariant,
  * recomputed by an SQL query of its own over `entry_links`.
- * Shared by tests/cross-cutting/property/ledger.test.ts (brief) and tests/cross-cutting/hard/ledger-property.test.ts (long).
+ * Used by tests/cross-cutting/property/ledger.test.ts (brief under npm test, long under npm run test:hard).
  */
 import fc from 'fast-check';
 import { QueryTypes } from 'sequelize';

@@ -2,14 +2,15 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { actor } from '../../support/factories.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
 import { createEntry, entryWorld, expectOk, getEntry, related, type EntryWorld } from '../../support/entries.js';
+import { byBudget } from '../../support/budget.js';
 import { propertyOptions, runLedgerProperty } from './ledger-commands.js';
 import * as L from './ledger-model.js';
 
 /**
  * Issue 10 / issue 17: the ledger against a model written from CONTRACT §4/§5/§7 alone
  * (ledger-model.ts): corrections, caps followed through correction chains, statuses, tags,
- * closed periods. Brief budget here (npm test); the long run is tests/cross-cutting/hard/ledger-property.test.ts
- * (or this file with TEST_BUDGET=hard). A failure prints `LEDGER_SEED=… LEDGER_PATH=…`: set them
+ * closed periods. Brief budget under npm test; npm run test:hard runs this file with the long budget
+ * (TEST_BUDGET=hard: more runs, longer command sequences). A failure prints `LEDGER_SEED=… LEDGER_PATH=…`: set them
  * to replay it (LEDGER_RUNS / LEDGER_MAX_COMMANDS override the sizes, LEDGER_SHRINK=0 skips shrinking).
  */
 const OPTIONS = propertyOptions('brief');
@@ -22,14 +23,18 @@ beforeAll(async () => {
 });
 
 describe('ledger property (model-based, real HTTP)', () => {
-  it(`service and model agree after every command (${OPTIONS.numRuns} runs × up to ${OPTIONS.maxCommands} commands, seed ${OPTIONS.seed})`, async () => {
-    const stats = await runLedgerProperty(api, user, OPTIONS);
-    console.info(`[ledger property] ${JSON.stringify(stats)}`);
-    expect(stats.runs).toBeGreaterThanOrEqual(OPTIONS.numRuns);
-    // the generator reaches both sides of the rules
-    expect(stats.accepted).toBeGreaterThan(0);
-    expect(stats.refused).toBeGreaterThan(0);
-  }, 1_200_000);
+  it(
+    `service and model agree after every command (${OPTIONS.numRuns} runs × up to ${OPTIONS.maxCommands} commands, seed ${OPTIONS.seed})`,
+    async () => {
+      const stats = await runLedgerProperty(api, user, OPTIONS);
+      console.info(`[ledger property] ${JSON.stringify(stats)}`);
+      expect(stats.runs).toBeGreaterThanOrEqual(OPTIONS.numRuns);
+      // the generator reaches both sides of the rules
+      expect(stats.accepted).toBeGreaterThan(0);
+      expect(stats.refused).toBeGreaterThan(0);
+    },
+    byBudget(1_200_000, 3_600_000),
+  );
 });
 
 /** The model alone, on the contract's own sentences (so that a model that drifts is caught without the service). */

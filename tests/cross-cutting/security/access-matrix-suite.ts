@@ -26,7 +26,7 @@ import { buildTenants, type Caller, type Tenants } from './tenants.js';
 
 /**
  * Issue 10 — the access matrix (shared by tests/cross-cutting/security/access-matrix.test.ts, REST, and the
- * long variant tests/cross-cutting/hard/security-matrix.test.ts, REST and tRPC). Every operation of the service (derived from the tRPC router and
+ * long budget of npm run test:hard, REST and tRPC). Every operation of the service (derived from the tRPC router and
  * the documented express routes, cross-checked against openapi.json) is called, over REST and
  * over tRPC, by callers who must not get through: anonymous, an API key where a bearer token is
  * needed, a caller lacking the operation's permission, a member of another workspace and a

@@ -1,7 +1,8 @@
+import { byBudget } from '../../support/budget.js';
 import { accessMatrixSuite } from './access-matrix-suite.js';
 
 /**
- * Issue 10: the access matrix over REST, where every operation lives (fast, in npm test).
- * The long variant adds the tRPC transport: tests/cross-cutting/hard/security-matrix.test.ts.
+ * Issue 10: the access matrix over REST, where every operation lives (`npm test`); `npm run test:hard`
+ * adds the tRPC transport (/trpc), which serves every procedure a second time.
  */
-accessMatrixSuite({ transports: ['rest'] });
+accessMatrixSuite({ transports: byBudget(['rest'], ['rest', 'trpc']) });

@@ -22,7 +22,7 @@ import {
 /**
  * Issue 10 — SSRF through a custom provider's `config.baseUrl` (CONTRACT §9); shared by
  * tests/cross-cutting/security/auth-attacks-ssrf.test.ts (the issue's targets, a 302) and
- * tests/cross-cutting/hard/security-ssrf.test.ts (every spelling, every redirect code). The guard
+ * the long budget of npm run test:hard (every spelling, every redirect code). The guard
  * (server/domains/accounting/providers/address-guard.ts) and its classification are tested in
  * tests/accounting/sync/ssrf.test.ts (push, dry run, pulls and imports for 16 hosts, a name
  * resolving privately, a 307 redirect). Added here: more spellings of private targets, EVERY

@@ -12,7 +12,7 @@ import { expiredWithinGrace, FORGERIES, genuine, sessionOf, type Identity } from
 
 /**
  * Issue 10 — authentication attacks (shared by tests/cross-cutting/security/auth-attacks.test.ts, REST, and
- * tests/cross-cutting/hard/security-auth-attacks.test.ts, REST and tRPC), each against EVERY bearer-protected route (derived from the
+ * the long budget of npm run test:hard, REST and tRPC), each against EVERY bearer-protected route (derived from the
  * router and the express routes, tests/cross-cutting/security/operations.ts) and against refresh: forged,
  * tampered, mis-addressed and expired tokens, revoked sessions, deactivated users, sessions past
  * their absolute lifetime. tests/auth/auth.test.ts checks most of these kinds on /auth/me and
