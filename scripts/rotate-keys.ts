@@ -23,7 +23,7 @@ import { resolveSecrets } from '../server/lib/secrets.js';
 import { setRuntime } from '../server/runtime.js';
 import { rotateConnectionSecrets, type RotationResult } from '../server/domains/accounting/connections/key-rotation.js';
 import { rotateStoredResponses } from '../server/http/idempotency-store.js';
-import { rotateEndpointSecrets, type EndpointRotationResult } from '../server/domains/webhooks/index.js';
+import { rotateEndpointSecrets, type EndpointRotationResult } from '../server/domains/outbound-webhooks/index.js';
 
 type Rotated = RotationResult & { storedResponses: number; storedResponsesReencrypted: number } & EndpointRotationResult;
 

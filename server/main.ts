@@ -16,7 +16,7 @@ import { createApp } from './app.js';
 import { bannerLines, writeBanner } from './banner.js';
 import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/index.js';
-import { startDeliveryWorker, trustOwnReceiver } from './domains/webhooks/index.js';
+import { startDeliveryWorker, trustOwnReceiver } from './domains/outbound-webhooks/index.js';
 import { startExtractionWorker } from './domains/documents/index.js';
 
 const EMBEDDED_DB = 'finance';

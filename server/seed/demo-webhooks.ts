@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { db } from '../db/database.js';
 import { clock } from '../lib/clock.js';
 import type { DemoWorkspace } from './demo-entries.js';
-import { newSecret, sealedSecretColumns } from '../domains/webhooks/index.js';
+import { newSecret, sealedSecretColumns } from '../domains/outbound-webhooks/index.js';
 
 /**
  * Outbound webhooks in the demo (CONTRACT §15). With the demo's own loopback receiver

@@ -18,7 +18,7 @@ import {
   syncRouter,
 } from '../domains/accounting/index.js';
 import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../domains/banking/index.js';
-import { webhooksRouter } from '../domains/webhooks/index.js';
+import { webhooksRouter } from '../domains/outbound-webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
 import { benchBaselineRouters } from './bench-baseline.router.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEntry, events, expectOk, getEntry, setStatus, type EntryWorld } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import { queuedEntry, review, reviewWorld } from '../accounting/review-support.js';
+import { queuedEntry, review, reviewWorld } from '../accounting/reviews/review-support.js';
 import {
   editExternally,
   expectOkBody,

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
-import { trustOwnReceiver } from '../../server/domains/webhooks/index.js';
+import { trustOwnReceiver } from '../../server/domains/outbound-webhooks/index.js';
 import { seedDemo } from '../../server/seed/demo.js';
 import { DEMO_PEOPLE } from '../../server/seed/demo-showcase.js';
 import { buildUser, login } from '../support/factories.js';

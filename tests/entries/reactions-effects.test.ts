@@ -8,7 +8,7 @@ import { createEntry, events } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
 import { createRule, ruleWorld } from '../rules/helpers.js';
 import { createConnection, expectStatus, reviewsOf } from '../accounting/helpers.js';
-import { eventKinds, review } from '../accounting/review-support.js';
+import { eventKinds, review } from '../accounting/reviews/review-support.js';
 
 /**
  * Issue 28 / DESIGN §2a: the reactions of other domains (review queue, re-queue, cancelled reviews, STALE syncs,

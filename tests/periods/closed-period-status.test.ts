@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePeriod, createEntry, events, getEntry, reopenPeriod, setStatus, type EntryWorld } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import { queuedEntry, review, reviewWorld, type ReviewWorld } from '../accounting/review-support.js';
+import { queuedEntry, review, reviewWorld, type ReviewWorld } from '../accounting/reviews/review-support.js';
 import { startEmulators, stopEmulators, syncWorld, type Emulators, type SyncWorld } from '../accounting/sync/helpers.js';
 
 /**

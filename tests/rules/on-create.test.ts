@@ -3,7 +3,7 @@ import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { createEntry, events, getEntry } from '../support/entries.js';
 import { createCategory, createConnection } from '../accounting/helpers.js';
 import { createIntegration, ingest } from '../integrations/helpers.js';
-import { review } from '../accounting/review-support.js';
+import { review } from '../accounting/reviews/review-support.js';
 import { condition, createRule, ruleWorld, type RuleWorld } from './helpers.js';
 import { transaction } from '../../server/db/database.js';
 import { ledger, presentEntry, SYSTEM } from '../../server/domains/entries/index.js';

@@ -23,7 +23,7 @@ export { accountingDashboardRouter } from './dashboard/dashboard.router.js';
 export { syncRouter } from './sync/sync.router.js';
 
 /** The inbound accounting webhooks (CONTRACT §10) and the scheduled pulls, for the app and main. */
-export { WEBHOOK_PREFIX, webhookRawBody, webhookRoutes } from './webhooks/webhook.http.js';
+export { WEBHOOK_PREFIX, webhookRawBody, webhookRoutes } from './provider-webhooks/webhook.http.js';
 export { startSyncScheduler } from './sync/scheduled-pulls.js';
 
 /** Accounting use cases, for the demo seed. */

@@ -15,7 +15,7 @@ import { declaredEncoding, decodeText, sniffText } from './parsers/decode.js';
 import { parseOfx } from './parsers/ofx.js';
 import { IssueCollector, type ParsedLine, type ParseContext, type StatementHeader } from './parsers/types.js';
 import { presentStatement, type StatementRow } from './statement-rows.js';
-import { publish } from '../webhooks/index.js';
+import { publish } from '../outbound-webhooks/index.js';
 
 export type StatementFile = { bytes: Buffer; fileName: string | null };
 export type ImportOptions = { format?: StatementFormat; csvMapping?: string };

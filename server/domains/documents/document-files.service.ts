@@ -9,7 +9,7 @@ import { documentStorage } from '../../storage/document-storage.js';
 import type { DocumentObject, DocumentType } from '../../../shared/contracts/documents.js';
 import { loadEntry, lockEntry, type EntryRow } from '../entries/index.js';
 import { byUser } from '../entries/index.js';
-import { publish } from '../webhooks/index.js';
+import { publish } from '../outbound-webhooks/index.js';
 import { blobOf, keepBlobForRow, releaseBlobQuietly, storeBlob, type Blob } from './document-blobs.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentNameOf } from './document-names.js';

@@ -5,7 +5,7 @@ import type { Actor } from '../../lib/scope.js';
 import type { DocumentObject, RequestDocumentInput } from '../../../shared/contracts/documents.js';
 import { ledger, loadEntry, lockEntry, type EntryEffects, type EntryRow } from '../entries/index.js';
 import { byUser, type EventActor } from '../entries/index.js';
-import { publish } from '../webhooks/index.js';
+import { publish } from '../outbound-webhooks/index.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from './document-changes.js';
 import { documentRowsOf, insertDocumentRow, loadDocument, presentDocument, updateDocumentRow } from './document-rows.js';
 

@@ -4,7 +4,7 @@ import { badRequest, notFound } from '../../lib/errors.js';
 import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryInput, EntryObject, UpdateEntryInput } from '../../../shared/contracts/entries.js';
 import { lockEntry, presentEntry } from './entry-rows.js';
-import { byUser } from './events.js';
+import { byUser } from './audit-events.js';
 import { createEntryRow } from './core/create.js';
 import { editEntryRow, setEntryTagsRow, setReconciledRow } from './core/change.js';
 

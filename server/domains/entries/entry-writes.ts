@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
-import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './events.js';
+import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './audit-events.js';
 import type { EntryValuation } from './core/reactions.js';
 import { preparedQuery } from '../../db/prepared.js';
 

@@ -16,7 +16,7 @@ import {
 } from './core/change.js';
 import { insertIngestedRows } from './core/ingest-rows.js';
 import { recomputeCompleteness } from './core/completeness.js';
-import { recordEvent, recordEvents } from './events.js';
+import { recordEvent, recordEvents } from './audit-events.js';
 import { setValuationRows } from './core/valuations.js';
 import { closedPeriodsAt } from './core/period-check.js';
 import { lockMany } from './entry-rows.js';
@@ -62,7 +62,7 @@ export { wireReactions, type DerivedEntry, type EntryReactions, type EntryValuat
 export type { ValuationChange } from './core/valuations.js';
 export { canMove, DEAD_STATUSES, FROZEN_STATUSES, isFrozen, TRANSITIONS, type TransitionSource } from './core/transitions.js';
 export { loadEntry, lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
-export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './events.js';
+export { byUser, canonicalJson, SYSTEM, type EventActor, type EventKind } from './audit-events.js';
 export { entryEvents } from './outbound-events.js';
 export { entriesRouter } from './entries.router.js';
 export { entriesExportRoutes } from './export.http.js';

@@ -5,7 +5,7 @@ import { creatorOf, type Actor } from '../../lib/scope.js';
 import type { EntryObject, EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
 import { lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 import { tagIdsOf } from './entry-writes.js';
-import { byUser } from './events.js';
+import { byUser } from './audit-events.js';
 import { capTotals } from './core/caps.js';
 import { createEntryRow } from './core/create.js';
 import { assertNotFrozen, moveEntryStatus, voidEntryRow, voidFullyRefunded } from './core/change.js';

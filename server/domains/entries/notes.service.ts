@@ -4,7 +4,7 @@ import { clock } from '../../lib/clock.js';
 import type { Actor } from '../../lib/scope.js';
 import type { NoteObject } from '../../../shared/contracts/entries.js';
 import { loadEntry, lockEntry } from './entry-rows.js';
-import { byUser, recordEvent } from './events.js';
+import { byUser, recordEvent } from './audit-events.js';
 
 type NoteRow = {
   id: string;

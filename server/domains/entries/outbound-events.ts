@@ -1,5 +1,12 @@
 import type { Transaction } from '../../db/database.js';
-import { outboxCtesSql, outboxRows, publish, publishMany, wakeWorkersAfterCommit, type PublishedEventType } from '../webhooks/index.js';
+import {
+  outboxCtesSql,
+  outboxRows,
+  publish,
+  publishMany,
+  wakeWorkersAfterCommit,
+  type PublishedEventType,
+} from '../outbound-webhooks/index.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 import type { DerivedEntry } from './core/reactions.js';
 

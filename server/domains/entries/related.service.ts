@@ -3,7 +3,7 @@ import { db } from '../../db/database.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { LinkType } from '../../../shared/contracts/entries.js';
 import { loadEntry, presentEntry, type EntryRow } from './entry-rows.js';
-import { listEvents, verifyEvents } from './events.js';
+import { listEvents, verifyEvents } from './audit-events.js';
 
 type RelatedRow = EntryRow & { link_type: LinkType; role: 'ORIGINAL' | 'DERIVED' };
 

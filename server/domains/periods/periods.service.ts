@@ -5,7 +5,7 @@ import { iso } from '../../lib/dates.js';
 import { conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { PeriodObject } from '../../../shared/contracts/periods.js';
-import { publish } from '../webhooks/index.js';
+import { publish } from '../outbound-webhooks/index.js';
 import { lockPeriodsExclusive } from './period-lock.js';
 
 type Row = {

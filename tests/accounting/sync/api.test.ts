@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { actor, addProjectMember } from '../../support/factories.js';
 import { createEntry, events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { queuedEntry, review } from '../review-support.js';
+import { queuedEntry, review } from '../reviews/review-support.js';
 import { createCategory, memberOf } from '../helpers.js';
 import {
   expectOkBody,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closePeriod, createEntry, events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { queuedEntry, review } from '../review-support.js';
+import { queuedEntry, review } from '../reviews/review-support.js';
 import {
   editExternally,
   eventKinds,

@@ -133,11 +133,11 @@ describe('the domains form no cycle as folders (DESIGN §2a)', () => {
     expect(cycles(domainEdges(serverFiles()))).toEqual([]);
   });
 
-  it('finds a cycle an import would close (the check can fail): webhooks importing entries back', () => {
+  it('finds a cycle an import would close (the check can fail): outbound-webhooks importing entries back', () => {
     const fixture = {
-      file: path.join(domainsDir, 'webhooks', 'cycle-fixture.ts'),
+      file: path.join(domainsDir, 'outbound-webhooks', 'cycle-fixture.ts'),
       src: "import { presentEntry } from '../entries/index.js';\nexport const x = presentEntry;\n",
     };
-    expect(cycles(domainEdges([...serverFiles(), fixture]))).toEqual([['entries', 'webhooks']]);
+    expect(cycles(domainEdges([...serverFiles(), fixture]))).toEqual([['entries', 'outbound-webhooks']]);
   });
 });

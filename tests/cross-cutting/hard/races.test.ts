@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
-import { verifyEvents } from '../../../server/domains/entries/events.js';
+import { verifyEvents } from '../../../server/domains/entries/audit-events.js';
 import { entryWorld, type EntryWorld } from '../../support/entries.js';
 import { startServer, type Api } from '../../support/http.js';
 import { PROVIDERS, startEmulators, stopEmulators, syncWorld, type Emulators, type SyncWorld } from '../../accounting/sync/helpers.js';

@@ -5,8 +5,8 @@ import { runtime } from '../../../server/runtime.js';
 import { actor, buildWorkspace } from '../../support/factories.js';
 import { startServer, type Api } from '../../support/http.js';
 import { ingest, integrationWorld, item as ingestItem } from '../../integrations/helpers.js';
-import { createEndpoint, webhookTestConfig } from '../../webhooks/helpers.js';
-import { startReceiver } from '../../webhooks/receiver.js';
+import { createEndpoint, webhookTestConfig } from '../../outbound-webhooks/helpers.js';
+import { startReceiver } from '../../outbound-webhooks/receiver.js';
 import { ensureDebianPackage } from '../../support/debian-package.js';
 
 /** promtool (Debian's prometheus package) for the exposition check, installed when missing. */

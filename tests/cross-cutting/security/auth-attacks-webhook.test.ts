@@ -9,7 +9,7 @@ import { accountingWorld, createConnection, type AccountingWorld } from '../../a
 /**
  * Issue 10 — attacks on POST /webhooks/accounting/{connectionId} (CONTRACT §10), measured by the
  * whole database: every refused delivery, for EVERY action, leaves the row counts of the tables a
- * webhook can touch and the target entry exactly as they were. tests/accounting/sync/webhooks.test.ts
+ * webhook can touch and the target entry exactly as they were. tests/accounting/provider-webhooks/webhooks.test.ts
  * checks the order of the checks and each action; this adds every action × every forgery, the
  * database-wide "0 side effects" measure, replays of every action and cross-tenant deliveries.
  */

@@ -11,7 +11,7 @@ import { assertActiveCategory } from '../categories/category-rows.js';
 import { loadConnection } from '../connections/connection-rows.js';
 import { runAfterApprovalPush } from './after-approval.js';
 import { findReview, loadReview, OPEN_STATUSES, presentReview, updateReviewRow, type ReviewRow } from './review-rows.js';
-import { publish } from '../../webhooks/index.js';
+import { publish } from '../../outbound-webhooks/index.js';
 import { ensurePendingSync } from './sync-records.js';
 
 /**

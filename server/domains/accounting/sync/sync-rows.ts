@@ -4,7 +4,7 @@ import { iso } from '../../../lib/dates.js';
 import { notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { SyncObject, SyncStatus } from '../../../../shared/contracts/sync.js';
-import { publish } from '../../webhooks/index.js';
+import { publish } from '../../outbound-webhooks/index.js';
 import type { ExternalEntry } from '../providers/provider.js';
 
 export type SyncRow = {

@@ -5,7 +5,7 @@ import { pgConnectionOf } from '../../../db/hosts.js';
 import { withStartupLock } from '../../../db/startup-lock.js';
 import { runtime } from '../../../runtime.js';
 import { documentStorage } from '../../../storage/document-storage.js';
-import { publishMany } from '../../webhooks/index.js';
+import { publishMany } from '../../outbound-webhooks/index.js';
 import { autoAttachUnchecked } from '../inbox/auto-attach.js';
 import { EXTRACT_QUEUE, setExtractionBoss, type ExtractJob } from './extraction-queue.js';
 import { loadExtraction, presentExtraction, saveOutcome } from './extraction-rows.js';

@@ -5,7 +5,7 @@ import { conflict } from '../../../lib/errors.js';
 import type { DocumentType } from '../../../../shared/contracts/documents.js';
 import type { InboxDocumentObject } from '../../../../shared/contracts/documents-inbox.js';
 import { closedPeriodMessage, ledger, type EntryRow, type EventActor } from '../../entries/index.js';
-import { publish } from '../../webhooks/index.js';
+import { publish } from '../../outbound-webhooks/index.js';
 import { holdBlob } from '../document-blobs.js';
 import { assertEntryTakesDocumentChanges, recordDocumentChange } from '../document-changes.js';
 import { insertDocumentRow, updateDocumentRow, type DocumentRow } from '../document-rows.js';

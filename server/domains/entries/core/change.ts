@@ -6,12 +6,12 @@ import type { EntryStatus } from '../../../../shared/contracts/entries.js';
 import { assertWritable, refusalOf, writeRefusal } from './writable.js';
 import { lockMany, reloadRow, updateEntryRow, type EntryRow } from '../entry-rows.js';
 import { setEntryTags, tagIdsOf } from '../entry-writes.js';
-import { recordEvent, recordEvents, type EventActor } from '../events.js';
+import { recordEvent, recordEvents, type EventActor } from '../audit-events.js';
 import { assertReferences } from '../references.js';
 import { assertCaps } from './caps.js';
 import { recomputeCompleteness } from './completeness.js';
 import { reactions, type EntryEffects } from './reactions.js';
-import { publishMany } from '../../webhooks/index.js';
+import { publishMany } from '../../outbound-webhooks/index.js';
 import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {

@@ -4,7 +4,7 @@ import { forbidden } from '../../../lib/errors.js';
 import type { LinkType } from '../../../../shared/contracts/entries.js';
 import { presentEntry, reloadRow, type EntryRow } from '../entry-rows.js';
 import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
-import { canonicalJson, recordEvent, type EventActor } from '../events.js';
+import { canonicalJson, recordEvent, type EventActor } from '../audit-events.js';
 import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { prepare } from './create-prepare.js';

@@ -5,7 +5,7 @@ import { postgresErrorOf } from '../../../lib/errors.js';
 import type { EntryType } from '../../../../shared/contracts/entries.js';
 import type { EntryRow } from '../entry-rows.js';
 import { insertEntriesSql } from '../entry-writes.js';
-import { recordEvents, type EventActor } from '../events.js';
+import { recordEvents, type EventActor } from '../audit-events.js';
 import { reactions, type NewEntryFields } from './reactions.js';
 import { applyEffects } from './change.js';
 

@@ -2,8 +2,8 @@ import type { Transaction } from '../../../db/database.js';
 import type { EntryType, LinkType } from '../../../../shared/contracts/entries.js';
 import type { RuleTrigger } from '../../../../shared/contracts/rules.js';
 import type { EntryRow } from '../entry-rows.js';
-import type { EventActor, EventKind } from '../events.js';
-import type { PublishInput } from '../../webhooks/index.js';
+import type { EventActor, EventKind } from '../audit-events.js';
+import type { PublishInput } from '../../outbound-webhooks/index.js';
 
 /** An audit event a reaction asks the core to record on an entry (CONTRACT §5 events: REVIEW_QUEUED, SYNC_STALE, …). */
 export type EffectEvent = { entry: { id: number; workspace_id: number }; kind: EventKind; data: Record<string, unknown> };

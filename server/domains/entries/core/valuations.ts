@@ -1,5 +1,5 @@
 import { db, type Transaction } from '../../../db/database.js';
-import { recordEvents, type EventActor } from '../events.js';
+import { recordEvents, type EventActor } from '../audit-events.js';
 import type { EntryValuation } from './reactions.js';
 
 export type ValuationChange = { id: number; workspaceId: number; from: EntryValuation; to: EntryValuation };

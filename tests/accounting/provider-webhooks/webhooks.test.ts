@@ -14,7 +14,7 @@ import {
   syncWorld,
   type Emulators,
   type SyncWorld,
-} from './helpers.js';
+} from '../sync/helpers.js';
 
 /** POST /webhooks/accounting/{connectionId} (CONTRACT §10): the checks in order, replay protection, every action. */
 let api: Api;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEntry } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
-import { queuedEntry, review, reviewWorld } from '../accounting/review-support.js';
+import { queuedEntry, review, reviewWorld } from '../accounting/reviews/review-support.js';
 import { approve, fulfil, png, reject, requested, uploaded } from '../documents/helpers.js';
 import { failNext, push, startEmulators, stopEmulators, syncWorld, type Emulators } from '../accounting/sync/helpers.js';
 import { webhookTestConfig } from './helpers.js';

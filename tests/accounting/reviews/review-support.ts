@@ -1,8 +1,8 @@
 import { expect } from 'vitest';
-import { createEntry, events, getEntry } from '../support/entries.js';
-import type { ApiResponse } from '../support/http.js';
-import { accountingWorld, createConnection, reviewsOf, type AccountingWorld } from './helpers.js';
-import type { Api } from '../support/http.js';
+import { createEntry, events, getEntry } from '../../support/entries.js';
+import type { ApiResponse } from '../../support/http.js';
+import { accountingWorld, createConnection, reviewsOf, type AccountingWorld } from '../helpers.js';
+import type { Api } from '../../support/http.js';
 
 export type ReviewWorld = AccountingWorld & { connection: any };
 

@@ -8,7 +8,7 @@ import { wakeWorkersAfterCommit } from './delivery-wakeup.js';
  * The transactional outbox (CONTRACT §15): an event is written in the transaction of the change
  * it reports, with one PENDING delivery per active endpoint of the workspace that subscribes to
  * its type, so a change that commits always has its events and a rolled-back one never does. The
- * delivery workers pick the deliveries up after the commit (server/domains/webhooks/delivery-worker.ts).
+ * delivery workers pick the deliveries up after the commit (server/domains/outbound-webhooks/delivery-worker.ts).
  */
 
 /** Every type but `webhook.test`, which only POST /webhook-endpoints/{id}/test sends. */

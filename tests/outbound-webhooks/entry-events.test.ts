@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/webhooks/index.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { closePeriod, createEntry, createTag, entryWorld, type EntryWorld } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
 import { expectIngestOk, ingest, integrationWorld, item } from '../integrations/helpers.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../support/factories.js';
-import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { accountingWorld, createConnection, expectStatus, type AccountingWorld } from './helpers.js';
+import { actor } from '../../support/factories.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { accountingWorld, createConnection, expectStatus, type AccountingWorld } from '../helpers.js';
 
 let api: Api;
 let w: AccountingWorld;
@@ -144,7 +144,7 @@ describe('party mappings', () => {
     const c = await createConnection(ws);
     const partyIds: number[] = [];
     for (let i = 0; i < 500; i++) partyIds.push(i < 4 ? ws.parties[i] : 0);
-    const { Party } = await import('../../server/db/models/index.js');
+    const { Party } = await import('../../../server/db/models/index.js');
     const extra = await Party.bulkCreate(
       Array.from({ length: 496 }, (_, i) => ({ workspaceId: ws.workspaceId, name: `P${i}`, partyType: 'ORGANIZATION' as const })),
       { returning: true },

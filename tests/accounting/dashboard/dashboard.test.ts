@@ -1,10 +1,10 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../server/db/database.js';
-import { actor, addProjectMember } from '../support/factories.js';
-import { createEntry, entryIn } from '../support/entries.js';
-import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { CONNECTION_KEYS, createConnection, expectStatus } from './helpers.js';
-import { queuedEntry, review, reviewWorld, type ReviewWorld } from './review-support.js';
+import { db } from '../../../server/db/database.js';
+import { actor, addProjectMember } from '../../support/factories.js';
+import { createEntry, entryIn } from '../../support/entries.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { CONNECTION_KEYS, createConnection, expectStatus } from '../helpers.js';
+import { queuedEntry, review, reviewWorld, type ReviewWorld } from '../reviews/review-support.js';
 
 const SUMMARY_KEYS = [
   'changesRequestedReviews',

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../support/factories.js';
-import { events, getEntry, setStatus } from '../support/entries.js';
-import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createCategory, expectStatus, memberOf, reviewsOf, syncsOf } from './helpers.js';
+import { actor } from '../../support/factories.js';
+import { events, getEntry, setStatus } from '../../support/entries.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { createCategory, expectStatus, memberOf, reviewsOf, syncsOf } from '../helpers.js';
 import { eventKinds, queuedEntry, review, reviewSnapshot, reviewWorld, type ReviewWorld } from './review-support.js';
 
 let api: Api;
@@ -97,7 +97,7 @@ describe('approve', () => {
     const manual = await api.post('/accounting/reviews', { entryId: entry.id, connectionId: null }, { token: ws.token });
     await review.approve(ws, manual.body.id);
     expect(await syncsOf(entry.id)).toEqual([]);
-    const { db } = await import('../../server/db/database.js');
+    const { db } = await import('../../../server/db/database.js');
     await db().query(
       `INSERT INTO accounting_syncs (workspace_id, connection_id, entry_id, status, external_id, synced_at) VALUES (:ws, :c, :e, 'SYNCED', 'ext-1', now())`,
       { replacements: { ws: ws.workspaceId, c: ws.connection.id, e: entry.id } },

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
-import { db } from '../../server/db/database.js';
-import { startServer, type Api } from '../support/http.js';
-import { accountingWorld, createConnection, expectStatus } from './helpers.js';
+import { db } from '../../../server/db/database.js';
+import { startServer, type Api } from '../../support/http.js';
+import { accountingWorld, createConnection, expectStatus } from '../helpers.js';
 
 let api: Api;
 

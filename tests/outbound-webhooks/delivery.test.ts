@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { db } from '../../server/db/database.js';
 import { runtime } from '../../server/runtime.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/webhooks/index.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { createEndpoint, deliveryRows, eventually, hookWorld, periodClosed, webhookTestConfig, type HookWorld } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';

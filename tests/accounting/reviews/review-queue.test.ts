@@ -1,10 +1,10 @@
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../server/db/database.js';
-import { actor, addProjectMember } from '../support/factories.js';
-import { createEntry, entryIn, events, getEntry } from '../support/entries.js';
-import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { accountingWorld, createConnection, expectStatus, memberOf, REVIEW_KEYS, reviewsOf } from './helpers.js';
+import { db } from '../../../server/db/database.js';
+import { actor, addProjectMember } from '../../support/factories.js';
+import { createEntry, entryIn, events, getEntry } from '../../support/entries.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { accountingWorld, createConnection, expectStatus, memberOf, REVIEW_KEYS, reviewsOf } from '../helpers.js';
 import { eventKinds, queuedEntry, review, reviewSnapshot, reviewWorld } from './review-support.js';
 
 let api: Api;
@@ -113,7 +113,7 @@ describe('POST /accounting/reviews', () => {
     const w = await accountingWorld(api);
     const entry = await createEntry(w);
     expectStatus(await api.post('/accounting/reviews', { entryId: entry.id }, { token: w.token }), 200);
-    const { db } = await import('../../server/db/database.js');
+    const { db } = await import('../../../server/db/database.js');
     await expect(
       db().query(`INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status) VALUES (:ws, :id, NULL, 'IN_REVIEW')`, {
         replacements: { ws: w.workspaceId, id: entry.id },

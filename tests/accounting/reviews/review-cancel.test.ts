@@ -1,9 +1,9 @@
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { db } from '../../server/db/database.js';
-import { events } from '../support/entries.js';
-import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { reviewsOf } from './helpers.js';
+import { db } from '../../../server/db/database.js';
+import { events } from '../../support/entries.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { reviewsOf } from '../helpers.js';
 import { eventKinds, queuedEntry, review, reviewWorld, type ReviewWorld } from './review-support.js';
 
 /**

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { verifyWebhook, WebhookVerificationError } from '../../client-sdk/src/index.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/webhooks/index.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { createEndpoint, hookWorld, periodClosed, webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';

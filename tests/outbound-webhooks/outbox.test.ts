@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../server/db/database.js';
-import { DeliveryWorker, publish, publishMany } from '../../server/domains/webhooks/index.js';
+import { DeliveryWorker, publish, publishMany } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { createEndpoint, eventually, hookWorld, periodClosed, webhookTestConfig, type HookWorld } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
