@@ -1,6 +1,6 @@
 import { parse } from 'node:querystring';
 import type { NextFunction, Request, Response } from 'express';
-import { unknownQueryParameters } from '../lib/query-parameters.js';
+import { emptyQueryParameters, unknownQueryParameters } from '../lib/query-parameters.js';
 import { sendError } from './errors.js';
 import { documentedQueryContract } from './route-templates.js';
 import { authorizeRequest } from '../domains/auth/index.js';
@@ -27,7 +27,8 @@ export function parseQueryString(text: string): QueryValues {
 }
 
 /**
- * An unknown query parameter is a 400, never silently ignored (CONTRACT §1), on every documented
+ * An unknown query parameter is a 400, never silently ignored (CONTRACT §1), and so is an empty value that a
+ * parameter's type cannot take (`?toDate=`, which trpc-to-openapi would read as no parameter at all), on every documented
  * operation: REST procedures and express routes alike, POSTs included. The names a route takes are
  * its query parameters in the OpenAPI document, which is generated from the zod contracts. As on
  * every call, a caller without a valid bearer token gets its 401 first; routes that check their own
@@ -38,12 +39,16 @@ export function parseQueryString(text: string): QueryValues {
 export async function rejectUnknownQueryParameters(req: Request, res: Response, next: NextFunction): Promise<void> {
   const contract = documentedQueryContract(req.method === 'HEAD' ? 'GET' : req.method, req.path);
   if (!contract || contract.credential === 'own') return next();
-  const unknown = Object.keys(req.query as QueryValues).filter((name) => !contract.names.has(name));
-  if (unknown.length === 0) return next();
+  const query = req.query as QueryValues;
+  const unknown = Object.keys(query).filter((name) => !contract.names.has(name));
+  const empty = Object.entries(query)
+    .filter(([name, value]) => contract.notEmpty.has(name) && (Array.isArray(value) ? value.includes('') : value === ''))
+    .map(([name]) => name);
+  if (unknown.length === 0 && empty.length === 0) return next();
   try {
     if (contract.credential === 'bearer') await authorizeRequest(req);
   } catch (err) {
     return sendError(res, err);
   }
-  sendError(res, unknownQueryParameters(unknown));
+  sendError(res, unknown.length > 0 ? unknownQueryParameters(unknown) : emptyQueryParameters(empty));
 }

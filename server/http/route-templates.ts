@@ -7,7 +7,16 @@ export const UNMATCHED = 'unmatched';
 
 /** A segment tree of the documented paths of one method: literal segments before `{param}` ones. */
 type Node = { literals: Map<string, Node>; param?: Node; template?: string };
-type Parameter = { in?: string; name?: string; $ref?: string };
+type Parameter = { in?: string; name?: string; $ref?: string; schema?: ParameterSchema };
+type ParameterSchema = {
+  type?: string;
+  format?: string;
+  pattern?: string;
+  enum?: unknown[];
+  minLength?: number;
+  items?: ParameterSchema;
+  $ref?: string;
+};
 type Document = ReturnType<typeof buildOpenApiDocument>;
 const HTTP_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']);
 
@@ -16,7 +25,12 @@ const OPERATIONAL_PREFIXES: readonly [prefix: string, label: string][] = [['/doc
 
 let treesByMethod: Map<string, Node> | undefined;
 /** What the query check needs of each documented operation, by `METHOD template`. */
-export type QueryContract = { names: ReadonlySet<string>; credential: 'none' | 'bearer' | 'own' };
+export type QueryContract = {
+  names: ReadonlySet<string>;
+  /** the parameters whose schema refuses an empty value (a date, a number, an enum…): `?toDate=` is a 400, not absent */
+  notEmpty: ReadonlySet<string>;
+  credential: 'none' | 'bearer' | 'own';
+};
 const queryContracts = new Map<string, QueryContract>();
 let procedures: Set<string> | undefined;
 
@@ -35,15 +49,26 @@ function insert(root: Node, path: string): void {
   node.template = path;
 }
 
-/** The `in: query` parameter names of an operation, its path item's included, `$ref`s resolved. */
-function queryParameterNames(doc: Document, item: unknown, operation: unknown): Set<string> {
+/** The `in: query` parameters of an operation, its path item's included, `$ref`s resolved. */
+function queryParameters(doc: Document, item: unknown, operation: unknown): Parameter[] {
   const listed = [
     ...(((item as { parameters?: Parameter[] }).parameters ?? []) as Parameter[]),
     ...(((operation as { parameters?: Parameter[] }).parameters ?? []) as Parameter[]),
   ];
   const components = (doc.components?.parameters ?? {}) as Record<string, Parameter>;
   const resolved = listed.map((p) => (p.$ref ? (components[p.$ref.replace('#/components/parameters/', '')] ?? p) : p));
-  return new Set(resolved.filter((p) => p.in === 'query').map((p) => String(p.name)));
+  return resolved.filter((p) => p.in === 'query');
+}
+
+/** Whether an empty value satisfies the parameter's schema (a plain string does; a date, number or enum does not). */
+function acceptsEmpty(doc: Document, schema: ParameterSchema | undefined): boolean {
+  const components = (doc.components?.schemas ?? {}) as Record<string, ParameterSchema>;
+  let s = schema;
+  while (s?.$ref) s = components[s.$ref.replace('#/components/schemas/', '')];
+  if (!s) return true;
+  if (s.type === 'array') return acceptsEmpty(doc, s.items);
+  if (s.type !== 'string' || s.format !== undefined || s.enum !== undefined || (s.minLength ?? 0) > 0) return false;
+  return s.pattern === undefined || new RegExp(s.pattern, 'u').test('');
 }
 
 /** Every documented operation (tRPC-OpenAPI procedures and express routes alike), one tree per method. */
@@ -56,8 +81,10 @@ function tree(method: string): Node | undefined {
         if (!HTTP_METHODS.has(m)) continue;
         const key = m.toUpperCase();
         const security = (operation as { security?: Record<string, unknown>[] }).security ?? [];
+        const parameters = queryParameters(doc, item, operation);
         queryContracts.set(`${key} ${path}`, {
-          names: queryParameterNames(doc, item, operation),
+          names: new Set(parameters.map((p) => String(p.name))),
+          notEmpty: new Set(parameters.filter((p) => !acceptsEmpty(doc, p.schema)).map((p) => String(p.name))),
           credential: security.some((s) => 'Authorization' in s)
             ? 'bearer'
             : security.some((s) => Object.keys(s).length > 0)

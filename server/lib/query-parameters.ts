@@ -7,6 +7,12 @@ import { AppError } from './errors.js';
 const asInUrl = (name: string) =>
   `"${encodeURIComponent(name).replace(/[!'()*~]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}"`;
 
+/** A 400 for query parameters given with an empty value their type cannot take (`?toDate=`), naming them. */
+export function emptyQueryParameters(names: string[]): AppError {
+  const message = `Empty query parameter${names.length > 1 ? 's' : ''} ${names.map(asInUrl).join(', ')}: give a value, or leave it out.`;
+  return new AppError('BAD_REQUEST', message, { issues: names.map((name) => ({ code: 'invalid_type', path: [name], message: 'empty' })) });
+}
+
 /** The 400 of CONTRACT §1 for query parameters a route does not take, naming them. */
 export function unknownQueryParameters(names: string[]): AppError {
   const message = `Unknown query parameter${names.length > 1 ? 's' : ''} ${names.map(asInUrl).join(', ')}.`;

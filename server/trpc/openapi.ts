@@ -5,6 +5,7 @@ import { addIntegerFormats } from './openapi-integer-formats.js';
 import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
+import { describeRequestBodies } from './openapi-request-bodies.js';
 import { declareIdempotency } from './openapi-idempotency.js';
 import {
   csvMappingAmountSource,
@@ -99,6 +100,7 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   describe(doc);
   namePages(doc);
   tuplesAsArrays(doc);
+  describeRequestBodies(doc);
   if (v30) downloadsAsBinary(doc);
   integerBoundsInclusive(doc);
   requestTextWithoutNul(doc);

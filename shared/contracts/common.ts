@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { isIsoCurrency } from '../currencies.js';
+import { ISO_4217_EXPONENTS, isIsoCurrency } from '../currencies.js';
 
 /**
  * Every string in a contract has a maxLength and every array a maxItems (OpenAPI document, Spectral
@@ -30,7 +30,10 @@ export const CurrencyValue = z
   .regex(/^[A-Z]{3}$/, 'ISO 4217 code, upper case')
   .meta({ maxLength: 3 });
 /** A currency a request names (CONTRACT §5): a code of the ISO 4217 list (shared/currencies.ts); `ABC` or `XTS` is a 400. */
-export const Currency = CurrencyValue.refine(isIsoCurrency, 'not a currency of the ISO 4217 list').describe('ISO 4217 currency code');
+// the document spells the list out as the pattern, so that a generated request names a real currency (issue 30)
+export const Currency = CurrencyValue.refine(isIsoCurrency, 'not a currency of the ISO 4217 list')
+  .meta({ pattern: `^(?:${[...ISO_4217_EXPONENTS.keys()].sort().join('|')})$` })
+  .describe('ISO 4217 currency code');
 export const Country = z
   .string()
   .regex(/^[A-Z]{2}$/, 'ISO 3166-1 alpha-2 code, upper case')

@@ -19,6 +19,7 @@ import { documentExpressPath } from '../../http/express-paths.js';
 import { assertCanFulfil, assertCanUpload, fulfilDocument, openDocumentFile, uploadDocument } from './document-files.service.js';
 import { attachmentDisposition, downloadName } from './document-names.js';
 import { receiveFile } from './upload-parser.js';
+import { MIME } from '../../lib/sniff.js';
 import { inboxUpload } from './inbox/inbox.http.js';
 
 /** POST /entries/{entryId}/documents/upload?workspaceId= (multipart `file`, `documentType`) → UPLOADED. */
@@ -115,7 +116,11 @@ documentExpressPath('/entries/{entryId}/documents/{documentId}/download', {
     security,
     requestParams: { path: DocumentPathInput },
     responses: {
-      '200': { description: 'The file, with its stored type', content: { 'application/octet-stream': { schema: BinaryBody } } },
+      '200': {
+        // the stored type is any of CONTRACT §6's allowed ones: a range, so that no client expects one of them
+        description: `The file, with its stored (sniffed) type as Content-Type: one of ${Object.values(MIME).join(', ')}`,
+        content: { '*/*': { schema: BinaryBody } },
+      },
       '400': { description: 'Invalid path parameters' },
       '401': { description: 'Not authenticated' },
       '404': { description: 'Entry or document not found' },

@@ -137,7 +137,7 @@ describe('key rotation', () => {
       LOG_LEVEL: 'silent',
     };
     const total = (await rows()).length;
-    const root = path.resolve(import.meta.dirname, '..', '..');
+    const root = path.resolve(import.meta.dirname, '..', '..', '..');
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'scripts/rotate-keys.ts'], { cwd: root, env, timeout: 60_000 });
     expect(JSON.parse(stdout)).toEqual({
       connections: total,

@@ -165,6 +165,15 @@ describe('unknown query parameters (CONTRACT §1)', () => {
     expect((await trpcList({ workspaceId: w.workspaceId, bogus: 1 })).status).toBe(401);
   });
 
+  it('an empty value a parameter cannot take is a 400 naming it, not a parameter left out; an empty search is a search', async () => {
+    const res = await api.get(`/entries?workspaceId=${w.workspaceId}&toDate=&entryType=`, { token: w.token });
+    expectErrorBody(res, 400, 'BAD_REQUEST');
+    expect(res.body.message).toBe('Empty query parameters "toDate", "entryType": give a value, or leave it out.');
+    expect(res.body.issues.map((i: { path: string[] }) => i.path[0])).toEqual(['toDate', 'entryType']);
+    expectErrorBody(await api.get(`/entries/export/csv?workspaceId=${w.workspaceId}&tagIds=`, { token: w.token }), 400, 'BAD_REQUEST');
+    expect(await listed('search=')).toEqual(await listed('limit=100'));
+  });
+
   it('a caller without a valid token gets its 401 first, as on any call', async () => {
     expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`), 401, 'UNAUTHORIZED');
     expectErrorBody(await api.get(`/entries?workspaceId=${w.workspaceId}&bogus=1`, { token: 'not-a-token' }), 401, 'UNAUTHORIZED');

@@ -241,6 +241,10 @@ describe('openapi-3.0.json (the same routers as OAS 3.0.3)', () => {
 
 describe('the documents hold what generated clients need (issue 30)', () => {
   const schemas = committed.components?.schemas ?? {};
+  const resolveBody = (operation: Operation): Schema => {
+    const schema = operation.requestBody?.content?.['application/json']?.schema as Schema;
+    return schema.$ref ? schemas[String(schema.$ref).split('/').at(-1)!]! : schema;
+  };
   it('names the contract objects as components and refers to them', () => {
     for (const name of [
       'Entry',
@@ -300,6 +304,31 @@ describe('the documents hold what generated clients need (issue 30)', () => {
     expect(event.properties.type).toEqual({ type: 'string', enum: ['entry.refunded'] });
     expect(event.properties.data.properties.object).toEqual({ $ref: '#/components/schemas/Entry' });
     expect(event.properties.data.required).toEqual(['object', 'originalEntryId']);
+  });
+
+  it('says what the service does with a JSON body: strict everywhere, optional when no field is required (Schemathesis)', () => {
+    const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemas[String(schema.$ref).split('/').at(-1)!]!) : schema);
+    let optional = 0;
+    for (const { key, operation } of operations) {
+      const media = operation.requestBody?.content?.['application/json'];
+      if (!media) continue;
+      const schema = resolve(media.schema as Schema);
+      if (schema.type !== 'object') continue;
+      expect(schema.additionalProperties, `${key}: unknown fields are a 400 (CONTRACT §1)`).toBe(false);
+      const required = ((schema.required ?? []) as string[]).length > 0;
+      expect((operation.requestBody as { required?: boolean }).required ?? false, `${key}: required body`).toBe(required);
+      if (!required) optional++;
+    }
+    expect(optional).toBeGreaterThan(10); // PATCH /entries/{id} and the other edits of a few fields
+  });
+
+  it('spells the ISO 4217 list out where a request names a currency, and a download as the range of stored types', () => {
+    const create = resolveBody(committed.paths['/entries']?.post as Operation);
+    const pattern = new RegExp(String(create.properties.baseCurrency.pattern));
+    expect(['USD', 'EUR', 'JPY', 'BHD'].every((c) => pattern.test(c))).toBe(true);
+    expect(['ABC', 'XTS', 'usd', 'USDX'].some((c) => pattern.test(c))).toBe(false);
+    const download = committed.paths['/entries/{entryId}/documents/{documentId}/download']?.get as Operation;
+    expect(Object.keys(download.responses?.['200']?.content ?? {})).toEqual(['*/*']);
   });
 
   it('writes tuples as arrays with minItems and maxItems (no prefixItems)', () => {
