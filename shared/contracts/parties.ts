@@ -1,5 +1,5 @@
 import { z } from 'zod/v4';
-import { Country, EMAIL_MAX, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp } from './common.js';
+import { Country, EmailInput, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp } from './common.js';
 
 export const PartyType = z.enum(['PERSON', 'ORGANIZATION']);
 const TAX_ID_MAX = 64;
@@ -23,7 +23,7 @@ export const CreatePartyInput = z
     name: Name,
     partyType: PartyType,
     country: Country.optional(),
-    email: z.email().max(EMAIL_MAX).optional(),
+    email: EmailInput.optional(),
     taxId: z.string().trim().min(1).max(TAX_ID_MAX).optional(),
   })
   .strict();
@@ -33,7 +33,7 @@ export const UpdatePartyInput = z
     name: Name.optional(),
     partyType: PartyType.optional(),
     country: Country.nullable().optional(),
-    email: z.email().max(EMAIL_MAX).nullable().optional(),
+    email: EmailInput.nullable().optional(),
     taxId: z.string().trim().min(1).max(TAX_ID_MAX).nullable().optional(),
   })
   .strict();

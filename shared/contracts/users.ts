@@ -1,9 +1,9 @@
 import { z } from 'zod/v4';
 import { MAX_USER_PERMISSIONS, PermissionName, PermissionValue } from './auth.js';
-import { EMAIL_MAX, EmailValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
+import { EmailInput, EmailValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
 
 const Password = z.string().min(10, 'at least 10 characters').max(1000);
-const Email = z.email().max(EMAIL_MAX);
+const Email = EmailInput;
 
 export const UserObject = z.object({
   id: Uuid,
