@@ -4,10 +4,12 @@
 # embedded PostgreSQL in a throwaway DATA_DIR (demo data seeded, so ids exist), logs in as the admin and
 # fuzzes every operation except the two that end the session (logout, refresh). Exits with
 # Schemathesis' status (0: no failure). Usage: scripts/schemathesis.sh [max examples per operation, default 20]
+# [more st run options, e.g. --exclude-checks positive_data_acceptance]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 MAX_EXAMPLES="${1:-20}"
+shift || true
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/finance-entries/clients"
 VENV="$CACHE/schemathesis-venv"
 REQUIREMENTS=tests/conformance/requirements.txt
@@ -50,4 +52,4 @@ TOKEN="$(printf '%s' "$LOGIN" | node -pe 'JSON.parse(require("fs").readFileSync(
 
 "$VENV/bin/st" run openapi.json --url "http://127.0.0.1:$PORT" -H "Authorization: Bearer $TOKEN" \
   --max-examples "$MAX_EXAMPLES" --seed 1 --workers 2 --exclude-path-regex '^/auth/(logout|refresh)$' \
-  --report junit --report-dir "$DATA_DIR/report"
+  --report junit --report-dir "$DATA_DIR/report" "$@"
