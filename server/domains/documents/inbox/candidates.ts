@@ -12,6 +12,25 @@ const COLUMNS = `e.id, e.amount_cents, e.base_currency, e.entry_date::text AS en
 const POOL = 60;
 
 /**
+ * The ids of the entries of the named parties (either side) nearest the issue date within 45 days: for each
+ * party, side and direction the POOL nearest by date (then newest id), each an ordered walk of its
+ * (workspace, party, date) index. Their union holds the pool's POOL nearest overall, and reads at most
+ * 4 × POOL rows per party, however many entries a busy party has in the window (a sort of all of them
+ * put the suggestions' p95 above 50 ms at 1,000,000 entries).
+ */
+function nearestOfPartiesSql(reach: string): string {
+  const near = (side: 'to_party_id' | 'from_party_id', after: boolean) =>
+    `(SELECT e.id FROM entries e
+       WHERE e.workspace_id = :ws AND e.${side} = pp.id AND ${LIVE} ${reach}
+         AND e.entry_date ${after ? 'BETWEEN CAST(:issue AS date) AND CAST(:issue AS date) + 45' : 'BETWEEN CAST(:issue AS date) - 45 AND CAST(:issue AS date) - 1'}
+       ORDER BY e.entry_date ${after ? 'ASC' : 'DESC'}, e.id DESC LIMIT ${POOL})`;
+  return `SELECT n.id FROM (SELECT id FROM parties WHERE workspace_id = :ws
+                                  AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[]))) pp
+            CROSS JOIN LATERAL (${near('to_party_id', true)} UNION ALL ${near('to_party_id', false)}
+                                UNION ALL ${near('from_party_id', true)} UNION ALL ${near('from_party_id', false)}) n`;
+}
+
+/**
  * The candidate pool, each part on an index: entries of the exact total and currency (closest dates
  * first), and entries of a party with the supplier's or customer's name or tax id within 45 days of
  * the issue date. The document number ranks these (scoring.ts) but does not find entries itself: a
@@ -28,10 +47,7 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
   const names = [read.supplier.name, read.customer.name].filter((n): n is string => !!n).map((n) => n.toLowerCase());
   const taxIds = [read.supplier.taxId, read.customer.taxId].filter((t): t is string => !!t);
   if (issue && (names.length || taxIds.length))
-    parts.push(`(SELECT ${COLUMNS} WHERE e.workspace_id = :ws AND ${LIVE} ${reach}
-         AND (e.to_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[]))))
-           OR e.from_party_id = ANY (ARRAY(SELECT id FROM parties WHERE workspace_id = :ws AND (lower(name) = ANY (ARRAY[:names]::text[]) OR tax_id = ANY (ARRAY[:taxIds]::text[])))))
-         AND e.entry_date BETWEEN CAST(:issue AS date) - 45 AND CAST(:issue AS date) + 45
+    parts.push(`(SELECT ${COLUMNS} WHERE e.id IN (${nearestOfPartiesSql(reach)})
        ORDER BY abs(e.entry_date - CAST(:issue AS date)), e.id DESC LIMIT ${POOL})`);
   if (parts.length === 0) return [];
   const rows = await db().query<Candidate>(parts.join(' UNION '), {
