@@ -1,5 +1,5 @@
 import type { AnyRouter } from '@trpc/server';
-import { AppError } from '../lib/errors.js';
+import { unknownQueryParameters } from '../lib/query-parameters.js';
 import { unwrap, type Def } from './strict-json-bodies.js';
 
 /**
@@ -26,6 +26,6 @@ export function assertKnownQueryInputFields(path: string, raw: unknown): void {
   if (!fields || raw === null || typeof raw !== 'object' || Array.isArray(raw)) return;
   const unknown = Object.keys(raw).filter((name) => !fields.has(name));
   if (unknown.length === 0) return;
-  const message = `Unknown input field${unknown.length > 1 ? 's' : ''} ${unknown.map((name) => JSON.stringify(name)).join(', ')}.`;
-  throw new AppError('BAD_REQUEST', message, { issues: [{ code: 'unrecognized_keys', keys: unknown, path: [], message }] });
+  // the same parameters as on REST, the same 400 (its names quoted as in a URL, so the sentence stays readable)
+  throw unknownQueryParameters(unknown);
 }

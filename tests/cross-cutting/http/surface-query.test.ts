@@ -160,7 +160,10 @@ describe('unknown query parameters (CONTRACT §1)', () => {
     expect(known.body.result.data.items.map((e: { id: number }) => e.id)).toEqual([ids.a]);
     const bogus = await trpcList({ workspaceId: w.workspaceId, tagIds: [tagA], bogus: 1 }, w.token);
     expect(bogus.status, bogus.text).toBe(400);
-    expect(bogus.body.error.message).toContain('bogus');
+    expect(bogus.body.error.message).toBe('Unknown query parameter "bogus".');
+    // a name with a quote stays a readable sentence, as on REST
+    const quoted = await trpcList({ workspaceId: w.workspaceId, 'a"b': 1 }, w.token);
+    expect(quoted.body.error.message).toBe('Unknown query parameter "a%22b".');
     expect(bogus.body.error.data).toMatchObject({ code: 'BAD_REQUEST', httpStatus: 400 });
     expect((await trpcList({ workspaceId: w.workspaceId, bogus: 1 })).status).toBe(401);
   });
