@@ -24,23 +24,25 @@ AS $function$
 CREATE OR REPLACE FUNCTION public.bank_match_enforce(m uuid)
  RETURNS void
  LANGUAGE plpgsql
+ SET enable_seqscan TO 'off'
 AS $function$
     DECLARE
       v record;
     BEGIN
       SELECT a.currency,
              (SELECT COALESCE(sum(l.amount_cents), 0) FROM bank_lines l WHERE l.match_id = m) AS lines_cents,
-             COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS entries_cents,
-             count(*) FILTER (WHERE e.entry_status IN ('VOIDED', 'CANCELLED', 'REJECTED')) AS dead,
-             count(*) FILTER (WHERE e.base_currency <> a.currency) AS foreign,
-             count(*) FILTER (WHERE NOT e.is_reconciled) AS unreconciled
+             x.entries_cents, x.dead, x.foreign, x.unreconciled
         INTO v
-        FROM bank_matches bm
+        FROM (SELECT bank_account_id FROM bank_matches WHERE id = m OFFSET 0) bm
         JOIN bank_accounts a ON a.id = bm.bank_account_id
-        LEFT JOIN bank_match_entries me ON me.match_id = bm.id
-        LEFT JOIN entries e ON e.id = me.entry_id
-       WHERE bm.id = m
-       GROUP BY a.currency;
+        CROSS JOIN LATERAL (
+          SELECT COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS entries_cents,
+                 count(*) FILTER (WHERE e.entry_status IN ('VOIDED', 'CANCELLED', 'REJECTED')) AS dead,
+                 count(*) FILTER (WHERE e.base_currency <> a.currency) AS foreign,
+                 count(*) FILTER (WHERE NOT e.is_reconciled) AS unreconciled
+            FROM bank_match_entries me JOIN entries e ON e.id = me.entry_id
+           WHERE me.match_id = m
+        ) x;
       IF NOT FOUND THEN
         RETURN; -- the match is gone (dissolved or deleted)
       END IF;
