@@ -53,7 +53,7 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
   if (pairs.length === 0) return 0;
   const lineIds = pairs.map((p) => Number(p.line_id));
   const entryIds = pairs.map((p) => Number(p.entry_id));
-  await lockEntries(
+  const lockedEntries = await lockEntries(
     tx,
     [...entryIds].sort((a, b) => a - b),
   );
@@ -85,6 +85,7 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
     written.map((w) => ({ entryId: Number(w.entry_id), matchId: w.match_id })),
     SYSTEM,
     true,
+    lockedEntries, // the write above changes no entry: the rows locked before it are current
   );
   return written.length;
 }

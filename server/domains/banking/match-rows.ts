@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { MatchObject } from '../../../shared/contracts/banking.js';
-import { ledger, type EventActor } from '../entries/index.js';
+import { ledger, type EntryRow, type EventActor } from '../entries/index.js';
 import { reconcileEntries } from './reconcile-entries.js';
 
 type MatchRow = {
@@ -78,6 +78,6 @@ async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ en
 }
 
 /** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
-export async function lockEntries(tx: Transaction, ids: number[]): Promise<void> {
-  await ledger.lockMany(tx, ids);
+export async function lockEntries(tx: Transaction, ids: number[]): Promise<EntryRow[]> {
+  return ledger.lockMany(tx, ids);
 }
