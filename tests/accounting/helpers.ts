@@ -1,50 +1,7 @@
 import { expect } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
-import { WorkspaceMember } from '../../server/db/models/index.js';
-import { actor } from '../support/factories.js';
-import { entryWorld, expectOk, type EntryWorld } from '../support/entries.js';
 import type { Api, ApiResponse } from '../support/http.js';
-import { sessionCache } from '../../server/domains/auth/authenticate.js';
-
-/** The accounting suites build on the one entries world of tests/support/entries.ts, with two projects unless told. */
-export type AccountingWorld = EntryWorld;
-export const accountingWorld = (api: Api, opts: Parameters<typeof entryWorld>[1] = {}) => entryWorld(api, { projects: 2, ...opts });
-
-/** A user holding every permission, member of each of the given workspaces, with a token. */
-export async function memberOf(api: Api, workspaceIds: number[]): Promise<{ id: string; token: string }> {
-  const user = await actor(api);
-  for (const workspaceId of workspaceIds) await WorkspaceMember.create({ workspaceId, userId: user.id });
-  await sessionCache.settled(); // a direct DB change reaches the auth cache through its trigger
-  return user;
-}
-
-/** `POST /accounting/connections` with a MANUAL provider by default; returns the connection. */
-export async function createConnection(w: AccountingWorld, body: Record<string, unknown> = {}, api: Api = w.api): Promise<any> {
-  const res = await api.post(
-    '/accounting/connections',
-    { workspaceId: w.workspaceId, providerType: 'MANUAL', name: 'Books', credentials: { apiKey: 'not-a-real-key' }, ...body },
-    { token: w.token },
-  );
-  expectOk(res, 'create connection');
-  return res.body;
-}
-
-export async function createCategory(w: AccountingWorld, body: Record<string, unknown> = {}): Promise<any> {
-  const res = await w.api.post(
-    '/accounting/categories',
-    {
-      workspaceId: w.workspaceId,
-      code: `C${Math.random().toString(36).slice(2, 8)}`,
-      name: 'Office supplies',
-      accountType: 'EXPENSE',
-      ...body,
-    },
-    { token: w.token },
-  );
-  expectOk(res, 'create category');
-  return res.body;
-}
 
 /** The reviews of an entry, oldest first, straight from the database. */
 export async function reviewsOf(entryId: number): Promise<any[]> {

@@ -1,15 +1,2 @@
-import type { Permission } from '../../shared/permissions.js';
-import type { Api } from '../support/http.js';
-
-/** POST /api-keys as `token`, failing loudly unless it succeeds; the key object with its secret. */
-export async function createKey(
-  api: Api,
-  token: string,
-  body: { workspaceId: number; permissions: Permission[]; projectIds?: number[]; name?: string; expiresAt?: string },
-): Promise<{ id: string; apiKey: string; prefix: string; [k: string]: unknown }> {
-  const res = await api.post('/api-keys', { name: 'Test app', ...body }, { token });
-  if (res.status !== 200) throw new Error(`create key: ${res.status} ${res.text}`);
-  return res.body;
-}
-
+/** The shape of an app's API key (CONTRACT §19); keys themselves come from createKey in tests/support/factories. */
 export const KEY_FORMAT = /^fes_app_[A-Za-z0-9]{8}_[A-Za-z0-9]{43}$/;

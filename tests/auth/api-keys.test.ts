@@ -3,11 +3,10 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { clock } from '../../server/lib/clock.js';
 import { runtime } from '../../server/runtime.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
-import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
+import { entryWorld, type EntryWorld, actor, addProjectMember, buildWorkspace, createKey } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { ISO } from '../support/tenancy.js';
-import { createKey, KEY_FORMAT } from './api-keys-helpers.js';
+import { KEY_FORMAT } from './api-keys-helpers.js';
 
 /** CONTRACT §19: API keys for apps, managed and used through HTTP. */
 let api: Api;

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
 import { runtime } from '../../server/runtime.js';
 import { User } from '../../server/db/models/index.js';
-import { buildUser, buildWorkspace, login, PASSWORD } from '../support/factories.js';
+import { buildUser, buildWorkspace, login, PASSWORD } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 

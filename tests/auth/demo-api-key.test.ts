@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { seedDemo } from '../../server/seed/demo.js';
-import { buildUser, login } from '../support/factories.js';
+import { buildUser, login } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { KEY_FORMAT } from './api-keys-helpers.js';
 

@@ -7,7 +7,7 @@ import { pgClientConfig, transaction, type Transaction } from '../../server/db/d
 import { ProjectMember, Session, User, WorkspaceMember } from '../../server/db/models/index.js';
 import type { Permission } from '../../shared/permissions.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { runtime } from '../../server/runtime.js';
 import { killChangeListener, otherProcess } from '../support/other-process.js';

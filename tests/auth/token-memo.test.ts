@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runtime, setRuntime } from '../../server/runtime.js';
-import { buildUser, login } from '../support/factories.js';
+import { buildUser, login } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /**

@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { actor } from '../support/factories.js';
-import { createEntry } from '../support/entries.js';
+import { actor, createEntry, bankWorld, camt053, importFile, imported } from '../support/factories/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { bankWorld, camt053, importFile, imported, lines, rowCount } from './helpers.js';
+import { lines, rowCount } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { bankWorld, camt053, CSV_MAPPING, importFile, imported, lines, ofxSgml, type BankWorld } from './helpers.js';
+import { bankWorld, camt053, CSV_MAPPING, importFile, imported, ofxSgml, type BankWorld } from '../support/factories/index.js';
+import { lines } from './helpers.js';
 
 /** CONTRACT §14 "Statement files, strictly", and the bank_statement.imported event of §15. */
 let api: Api;

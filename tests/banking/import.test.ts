@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { BATCH_SIZE } from '../../server/domains/banking/parsers/types.js';
-import { bankWorld, camt053, csvDe, CSV_MAPPING, importFile, imported, lines, ofxSgml, ofxXml, rowCount, type Tx } from './helpers.js';
+import { bankWorld, camt053, csvDe, CSV_MAPPING, importFile, imported, ofxSgml, ofxXml, type Tx } from '../support/factories/index.js';
+import { lines, rowCount } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

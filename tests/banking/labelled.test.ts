@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry } from '../support/entries.js';
-import { bankWorld, camt053, imported, lines, type Tx } from './helpers.js';
+import { createEntry, bankWorld, camt053, imported, type Tx } from '../support/factories/index.js';
+import { lines } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -1,20 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEntry, events, expectOk, getEntry, setStatus, type EntryWorld } from '../support/entries.js';
-import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import { queuedEntry, review, reviewWorld } from '../accounting/reviews/review-support.js';
 import {
-  editExternally,
-  expectOkBody,
-  pull,
-  startEmulators,
-  stopEmulators,
+  createEntry,
+  type EntryWorld,
+  queuedEntry,
+  reviewWorld,
   syncedEntry,
-  syncOf,
   syncWorld,
-  type Emulators,
-} from '../accounting/sync/helpers.js';
-import { camt053, imported, lines, rowCount, type BankWorld } from './helpers.js';
+  camt053,
+  imported,
+  type BankWorld,
+} from '../support/factories/index.js';
+import { events, expectOk, getEntry, setStatus } from '../support/entries.js';
+import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
+import { review } from '../accounting/reviews/review-support.js';
+import { editExternally, expectOkBody, pull, startEmulators, stopEmulators, syncOf, type Emulators } from '../accounting/sync/helpers.js';
+import { lines, rowCount } from './helpers.js';
 
 /**
  * Issue 28, holes 1 and 2 (CONTRACT §14 "A match always balances"): whatever route changes a matched entry,

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { closePeriod, createEntry, events, getEntry, setStatus } from '../support/entries.js';
-import { bankWorld, camt053, imported, lines, rowCount, type BankWorld } from './helpers.js';
+import { closePeriod, createEntry, bankWorld, camt053, importFile, imported, type BankWorld } from '../support/factories/index.js';
+import { events, getEntry, setStatus } from '../support/entries.js';
+import { lines, rowCount } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -133,7 +134,6 @@ describe('manual matches (CONTRACT §14)', () => {
     expect((await api.get(`/bank-accounts/${w.account.id}`, { token: w.token })).body.isActive).toBe(false);
     expectErrorBody(await match(w, [rentLine.id], [rent.id]), 409, 'CONFLICT');
     expectErrorBody(await api.post(`/bank-accounts/${w.account.id}/auto-match`, {}, { token: w.token }), 409, 'CONFLICT');
-    const { importFile } = await import('./helpers.js');
     expectErrorBody(await importFile(w, w.account.id, camt053([])), 409, 'CONFLICT');
   });
 });

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, NotFoundError } from '../../client-sdk/src/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
-import { createKey } from '../auth/api-keys-helpers.js';
+import { entryWorld, type EntryWorld, createKey } from '../support/factories/index.js';
 
 /**
  * CONTRACT §19 through the SDK: `createClient({ baseUrl, apiKey })` is an app's whole set-up; the key

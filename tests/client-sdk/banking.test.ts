@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, createClient, type Client } from '../../client-sdk/src/index.js';
-import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
+import { buildUser, buildWorkspace, type TestUser, camt053 } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { camt053 } from '../banking/helpers.js';
 
 /** The SDK's client.banking.importStatement against the real server (CONTRACT §14). */
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, ValidationError, type Client } from '../../client-sdk/src/index.js';
-import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
+import { buildUser, buildWorkspace, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /** `GET /entries/export/csv?bom=true`: a UTF-8 byte-order mark before the header, for Excel (issue 31). */

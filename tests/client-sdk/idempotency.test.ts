@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { ConflictError, createClient, type FetchLike } from '../../client-sdk/src/index.js';
 import { db } from '../../server/db/database.js';
-import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
+import { buildUser, buildWorkspace, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /**

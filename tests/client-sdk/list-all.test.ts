@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type Client } from '../../client-sdk/src/index.js';
-import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
+import { buildUser, buildWorkspace, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /** The SDK's iterators over every page of GET /entries (CONTRACT §18 cursors), against the real server. */

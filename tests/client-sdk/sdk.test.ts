@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { ApiError, createClient, createIngestClient, toApiError, type Client, type LogoutReason } from '../../client-sdk/src/index.js';
 import { User } from '../../server/db/models/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { buildUser, buildWorkspace, type TestUser } from '../support/factories.js';
+import { buildUser, buildWorkspace, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 

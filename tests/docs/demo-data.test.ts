@@ -4,7 +4,7 @@ import { db } from '../../server/db/database.js';
 import { trustOwnReceiver } from '../../server/domains/outbound-webhooks/index.js';
 import { seedDemo } from '../../server/seed/demo.js';
 import { DEMO_PEOPLE } from '../../server/seed/demo-showcase.js';
-import { buildUser, login } from '../support/factories.js';
+import { buildUser, login } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /**

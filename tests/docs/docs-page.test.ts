@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUser, login, type TestUser } from '../support/factories.js';
+import { buildUser, login, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { CHROMIUM, CHROMIUM_ARGS, ensureChromium } from './chromium.js';
 

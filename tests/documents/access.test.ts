@@ -1,10 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { WorkspaceMember } from '../../server/db/models/index.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
+import {
+  actor,
+  addProjectMember,
+  buildUser,
+  buildWorkspace,
+  login,
+  createEntry,
+  entryWorld,
+  entryWithWorld,
+  png,
+  requested,
+  upload,
+  uploaded,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry, entryWorld } from '../support/entries.js';
-import { approve, documentRowCount, download, entryWithWorld, fulfil, png, reject, requested, upload, uploaded } from './helpers.js';
+import { approve, documentRowCount, download, fulfil, reject } from './helpers.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;

@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry, events, getEntry } from '../support/entries.js';
-import { approve, entryWithWorld, fulfil, isComplete, png, reject, requested, uploaded } from './helpers.js';
+import { createEntry, entryWithWorld, png, requested, uploaded } from '../support/factories/index.js';
+import { events, getEntry } from '../support/entries.js';
+import { approve, fulfil, isComplete, reject } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -3,8 +3,8 @@ import { runtime } from '../../server/runtime.js';
 import { startExtractionWorker, SWEEP_QUEUE } from '../../server/domains/documents/extraction/extraction-jobs.js';
 import { EXTRACT_QUEUE } from '../../server/domains/documents/extraction/extraction-queue.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
-import { extraction, inboxed, invoiceXml } from './inbox-helpers.js';
+import { entryWorld, type EntryWorld, inboxed, invoiceXml } from '../support/factories/index.js';
+import { extraction } from './inbox-helpers.js';
 
 /**
  * CONTRACT §21: extraction runs after commit as background work on pg-boss (shared by every

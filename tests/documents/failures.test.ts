@@ -4,20 +4,9 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
 import { runtime } from '../../server/runtime.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry, events } from '../support/entries.js';
-import {
-  approve,
-  documentRowCount,
-  download,
-  entryWithWorld,
-  fulfil,
-  isComplete,
-  png,
-  requested,
-  sha256,
-  upload,
-  uploaded,
-} from './helpers.js';
+import { createEntry, entryWithWorld, png, requested, upload, uploaded } from '../support/factories/index.js';
+import { events } from '../support/entries.js';
+import { approve, documentRowCount, download, fulfil, isComplete, sha256 } from './helpers.js';
 
 let api: Api;
 

@@ -5,11 +5,8 @@ import { runtime } from '../../server/runtime.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import {
   docx,
-  documentRowCount,
-  download,
   elf,
   entryWithWorld,
-  fulfil,
   gif,
   heic,
   jpeg,
@@ -19,13 +16,13 @@ import {
   plainZip,
   png,
   requested,
-  sha256,
   tiff,
   upload,
   uploaded,
   webp,
   xlsx,
-} from './helpers.js';
+} from '../support/factories/index.js';
+import { documentRowCount, download, fulfil, sha256 } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

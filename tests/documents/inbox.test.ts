@@ -3,13 +3,25 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { ocrAvailable } from '../../server/domains/documents/extraction/ocr.js';
 import { processExtraction } from '../../server/domains/documents/extraction/extraction-jobs.js';
-import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
+import {
+  actor,
+  addProjectMember,
+  buildWorkspace,
+  closePeriod,
+  createEntry,
+  entryWorld,
+  makeParty,
+  type EntryWorld,
+  png,
+  requested,
+  inboxed,
+  inboxUpload,
+  invoiceXml,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { closePeriod, createEntry, entryWorld, makeParty, type EntryWorld } from '../support/entries.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { png, requested } from './helpers.js';
 import { pdfOf } from './corpus/text-pdf-corpus.js';
-import { extraction, inboxed, inboxUpload, invoiceXml, readNow } from './inbox-helpers.js';
+import { extraction, readNow } from './inbox-helpers.js';
 
 /** CONTRACT §21 through HTTP: the inbox, extraction after commit, suggestions, attach, create-entry, events. */
 let api: Api;

@@ -2,9 +2,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readFile } from '../../server/domains/documents/extraction/read-file.js';
 import { rankEntries } from '../../server/domains/documents/inbox/suggestions.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry, entryWorld, makeParty, type EntryWorld } from '../support/entries.js';
+import { createEntry, entryWorld, makeParty, type EntryWorld, inboxed, invoiceXml } from '../support/factories/index.js';
 import { pdfOf, type Layout } from './corpus/text-pdf-corpus.js';
-import { inboxed, invoiceXml, readNow } from './inbox-helpers.js';
+import { readNow } from './inbox-helpers.js';
 
 /**
  * Issue 34: a labelled matching set. A year of books of a small company (monthly subscriptions of

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import type { EntryWorld } from '../support/entries.js';
-import { documentRowCount, elf, entryWithWorld, pdf, plainZip, png, requested } from './helpers.js';
+import { type EntryWorld, elf, entryWithWorld, pdf, plainZip, png, requested } from '../support/factories/index.js';
+import { documentRowCount } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -9,21 +9,8 @@ import { runtime } from '../../server/runtime.js';
 import { S3Storage } from '../../server/storage/s3.js';
 import { documentStorage } from '../../server/storage/document-storage.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry } from '../support/entries.js';
-import {
-  approve,
-  documentRowCount,
-  download,
-  entryWithWorld,
-  fulfil,
-  pdf,
-  png,
-  reject,
-  requested,
-  sha256,
-  upload,
-  uploaded,
-} from './helpers.js';
+import { createEntry, entryWithWorld, pdf, png, requested, upload, uploaded } from '../support/factories/index.js';
+import { approve, documentRowCount, download, fulfil, reject, sha256 } from './helpers.js';
 
 /** STORAGE=s3 against a local S3-compatible server (s3rver) on a random loopback port. */
 let api: Api;

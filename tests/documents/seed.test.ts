@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
 import { seedDemo } from '../../server/seed/demo.js';
-import { buildUser, login } from '../support/factories.js';
+import { buildUser, login } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { download, sha256 } from './helpers.js';
 

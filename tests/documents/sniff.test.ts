@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MIME, normaliseDeclaredType, sniffBytes, sniffUpload } from '../../server/lib/sniff.js';
-import { docx, elf, ftyp, gif, heic, jpeg, ods, pdf, pe, plainZip, png, tiff, webp, xlsx, zip } from './helpers.js';
+import { docx, elf, ftyp, gif, heic, jpeg, ods, pdf, pe, plainZip, png, tiff, webp, xlsx, zip } from '../support/factories/index.js';
 
 describe('sniffBytes: magic numbers', () => {
   it.each([

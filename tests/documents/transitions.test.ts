@@ -3,24 +3,11 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../server/runtime.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor } from '../support/factories.js';
+import { actor, entryIn, type EntryWorld, entryWithWorld, pdf, png, requested, upload, uploaded } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryIn, events, getEntry, type EntryWorld } from '../support/entries.js';
+import { events, getEntry } from '../support/entries.js';
 import { ISO_TS, UUID } from '../support/entries.js';
-import {
-  approve,
-  DOCUMENT_KEYS,
-  entryWithWorld,
-  fulfil,
-  getDoc,
-  pdf,
-  png,
-  reject,
-  requested,
-  sha256,
-  upload,
-  uploaded,
-} from './helpers.js';
+import { approve, DOCUMENT_KEYS, fulfil, getDoc, reject, sha256 } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -3,7 +3,8 @@ import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../server/db/database.js';
 import { postgresErrorOf } from '../../server/lib/errors.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { closePeriod, createEntry, entryWorld, expectOk, getEntry, type EntryWorld } from '../support/entries.js';
+import { closePeriod, createEntry, entryWorld, type EntryWorld } from '../support/factories/index.js';
+import { expectOk, getEntry } from '../support/entries.js';
 
 /**
  * CONTRACT §5 invariant: for every entry, the live (not VOIDED, CANCELLED or REJECTED) refunds

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { Party } from '../../server/db/models/index.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 let api: Api;

@@ -3,7 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { db, transaction } from '../../server/db/database.js';
 import { lockPeriodsExclusive } from '../../server/domains/periods/period-lock.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { closePeriod, createPeriod, entryWorld, listIds, type EntryWorld } from '../support/entries.js';
+import { closePeriod, createPeriod, entryWorld, type EntryWorld } from '../support/factories/index.js';
+import { listIds } from '../support/entries.js';
 
 /**
  * The create's period check (CONTRACT §7) folded into its first statement (migration 0019): it must see a

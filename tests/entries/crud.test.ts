@@ -1,9 +1,19 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
+import {
+  actor,
+  addProjectMember,
+  buildUser,
+  buildWorkspace,
+  login,
+  entryWorld,
+  makeEntry,
+  makeParty,
+  makeTag,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, ISO_TS, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entries.js';
+import { ISO_TS, listIds, ENTRY_KEYS } from '../support/entries.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -1,9 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
-import { buildWorkspace } from '../support/factories.js';
+import { buildWorkspace, entryWorld, makeEntry, type EntryWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, makeEntry, type EntryWorld } from '../support/entries.js';
 
 /**
  * CONTRACT §18: cursor pages of GET /entries. Every page carries nextCursor (null on the last);

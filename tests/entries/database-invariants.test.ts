@@ -2,9 +2,10 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgClientConfig } from '../../server/db/database.js';
-import { closePeriod, createEntry, getEntry, type EntryWorld } from '../support/entries.js';
+import { closePeriod, createEntry, type EntryWorld, bankWorld, camt053, imported, type BankWorld } from '../support/factories/index.js';
+import { getEntry } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
-import { bankWorld, camt053, imported, lines, type BankWorld } from '../banking/helpers.js';
+import { lines } from '../banking/helpers.js';
 
 /**
  * Issue 28: PostgreSQL holds the closed-period freeze (CONTRACT §7, migration 0023) and the balance of every bank

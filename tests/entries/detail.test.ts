@@ -1,9 +1,20 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { otherProcess } from '../support/other-process.js';
-import { addProjectMember, buildUser, login } from '../support/factories.js';
+import {
+  addProjectMember,
+  buildUser,
+  login,
+  entryWorld,
+  makeEntry,
+  makeTag,
+  pdf,
+  png,
+  requested,
+  uploaded,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, makeEntry, makeTag, ENTRY_KEYS } from '../support/entries.js';
-import { approve, getDoc, pdf, png, reject, requested, uploaded } from '../documents/helpers.js';
+import { ENTRY_KEYS } from '../support/entries.js';
+import { approve, getDoc, reject } from '../documents/helpers.js';
 
 /**
  * GET /entries/{id} is one prepared statement (server/domains/entries/entry-detail.ts): every part

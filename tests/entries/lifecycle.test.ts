@@ -2,15 +2,10 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db, transaction } from '../../server/db/database.js';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
-import { actor } from '../support/factories.js';
+import { actor, closePeriod, createEntry, makeTag, entryIn, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import {
-  closePeriod,
-  createEntry,
-  createTag,
   ENTRY_KEYS,
-  entryIn,
-  entryWorld,
   events,
   expectOk,
   expectUnchanged,
@@ -19,7 +14,6 @@ import {
   related,
   setStatus,
   snapshot,
-  type EntryWorld,
 } from '../support/entries.js';
 
 let api: Api;
@@ -419,8 +413,8 @@ describe('POST /entries/{id}/reimburse', () => {
 
 describe('POST /entries/{id}/correct', () => {
   it('voids the original with the reason and returns a new PENDING entry with the overrides and the tags, linked CORRECTION', async () => {
-    const t1 = await createTag(api, w.token, w.workspaceId, 'correct-a');
-    const t2 = await createTag(api, w.token, w.workspaceId, 'correct-b');
+    const t1 = { id: await makeTag(api, w.token, w.workspaceId, 'correct-a') };
+    const t2 = { id: await makeTag(api, w.token, w.workspaceId, 'correct-b') };
     const original = await createEntry(w, { amountCents: 1_000, description: 'old', reference: 'R-1', tagIds: [t1.id, t2.id] });
     const res = await post(w, `/entries/${original.id}/correct`, {
       reason: 'Wrong amount on the invoice',
@@ -706,7 +700,7 @@ describe('access to lifecycle operations', () => {
 
 describe('audit events', () => {
   it('lists the history oldest first, verifies the hash chain, and detects an edit made behind the service', async () => {
-    const tag = await createTag(api, w.token, w.workspaceId, 'audit-tag');
+    const tag = { id: await makeTag(api, w.token, w.workspaceId, 'audit-tag') };
     const entry = await createEntry(w, { amountCents: 10_000 });
     const steps: [string, () => Promise<any>][] = [
       ['edit', () => patch(w, `/entries/${entry.id}`, { description: 'edited' })],

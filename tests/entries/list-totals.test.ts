@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
-import { createEntry, createTag, entryWorld, type EntryWorld } from '../support/entries.js';
+import { createEntry, makeTag, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { killChangeListener, otherProcess, unannouncedEntryUpdate } from '../support/other-process.js';
 
@@ -42,7 +42,7 @@ describe('GET /entries total', () => {
 
   it('follows status, amount and tag changes of every filter asked before', async () => {
     const w = await worldWithEntries(4);
-    const tag = await createTag(api, w.token, w.workspaceId, 'audit');
+    const tag = { id: await makeTag(api, w.token, w.workspaceId, 'audit') };
     expect(await totalOf(w, { entryStatus: 'CANCELLED' })).toBe(0);
     expect(await totalOf(w, { tagIds: tag.id })).toBe(0);
     expect(await totalOf(w, { amountMin: 5_000 })).toBe(0);

@@ -1,8 +1,8 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace, entryWorld, makeEntry, makeParty, makeTag } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, listIds, makeEntry, makeParty, makeTag, ENTRY_KEYS } from '../support/entries.js';
+import { listIds, ENTRY_KEYS } from '../support/entries.js';
 
 let api: Api;
 afterEach(() => clock.reset());

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pgClientConfig } from '../../server/db/database.js';
-import { createEntry } from '../support/entries.js';
+import { createEntry, bankWorld, camt053, imported } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { bankWorld, camt053, imported, lines } from '../banking/helpers.js';
+import { lines } from '../banking/helpers.js';
 
 /**
  * Issue 28's bench: the match-balance check (migration 0024, plans fixed by 0041) runs once per changed match at

@@ -4,9 +4,9 @@ import { db } from '../../server/db/database.js';
 import { WorkspaceMember } from '../../server/db/models/index.js';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildUser, login } from '../support/factories.js';
+import { actor, addProjectMember, buildUser, login, entryWorld, makeEntry, makeTag } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, ISO_TS, makeEntry, makeTag, SHA256, UUID } from '../support/entries.js';
+import { ISO_TS, SHA256, UUID } from '../support/entries.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;

@@ -4,10 +4,10 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { db } from '../../server/db/database.js';
 import { ledger, type PreparedNewEntries } from '../../server/domains/entries/index.js';
 import { reactions } from '../../server/domains/entries/core/reactions.js';
-import { createEntry, events } from '../support/entries.js';
+import { createEntry, createRule, ruleWorld, createConnection } from '../support/factories/index.js';
+import { events } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
-import { createRule, ruleWorld } from '../rules/helpers.js';
-import { createConnection, expectStatus, reviewsOf } from '../accounting/helpers.js';
+import { expectStatus, reviewsOf } from '../accounting/helpers.js';
 import { eventKinds, review } from '../accounting/reviews/review-support.js';
 
 /**

@@ -1,8 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../support/factories.js';
+import { actor, entryWorld, type EntryWorld, createKey } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
-import { createKey } from '../auth/api-keys-helpers.js';
 
 /**
  * CONTRACT §11, §16, §19: no route lets a scoped caller write outside its scope, rules included. A

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { postgresErrorOf } from '../../server/lib/errors.js';
-import { buildWorkspace } from '../support/factories.js';
+import { buildWorkspace } from '../support/factories/index.js';
 
 /** Rows written behind the service's back still cannot break the ledger's references. */
 describe('entries: database-level integrity', () => {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { searchParts, searchTuning } from '../../server/domains/entries/list.service.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryWorld, makeEntry, type EntryWorld } from '../support/entries.js';
+import { entryWorld, makeEntry, type EntryWorld } from '../support/factories/index.js';
 
 /**
  * `search` (CONTRACT §5: case-insensitive substring of description or reference, `%` and `_`

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { seedDemo } from '../../server/seed/demo.js';
 import { clock } from '../../server/lib/clock.js';
-import { buildUser, login } from '../support/factories.js';
+import { buildUser, login } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 let api: Api;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEntry, getEntry } from '../support/entries.js';
+import { createEntry, fxWorld, putRate, type FxWorld } from '../support/factories/index.js';
+import { getEntry } from '../support/entries.js';
 import { startServer, type Api } from '../support/http.js';
-import { fxWorld, putRate, type FxWorld } from './fx-world.js';
 
 /** CONTRACT §17 through the API: entries are valued when created, ingested and edited (amount or date). */
 let api: Api;

@@ -3,9 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensurePoppler, run } from '../reports/poppler.js';
-import { createEntry, createTag } from '../support/entries.js';
+import { createEntry, makeTag, fxWorld, putRate, type FxWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { fxWorld, putRate, valuationOf, type FxWorld } from './fx-world.js';
+import { valuationOf } from './fx-world.js';
 
 /**
  * Reports with normalize=true (CONTRACT §17) on a USD workspace, its entries created through the API
@@ -39,8 +39,8 @@ beforeAll(async () => {
   w = await fxWorld(api, 'USD');
   const project = await api.post('/projects', { workspaceId: w.workspaceId, name: 'Second', code: 'P2' }, { token: w.token });
   P2 = project.body.id;
-  tagA = (await createTag(api, w.token, w.workspaceId, 'a')).id;
-  tagB = (await createTag(api, w.token, w.workspaceId, 'b')).id;
+  tagA = await makeTag(api, w.token, w.workspaceId, 'a');
+  tagB = await makeTag(api, w.token, w.workspaceId, 'b');
   await putRate(w, 'JPY', '2026-03-01', '0.0067');
   await putRate(w, 'EUR', '2026-03-10', '1.0812');
   await putRate(w, 'EUR', '2026-04-01', '1.09');

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../support/factories.js';
+import { actor, ecbXml, fxWorld, putRate, type FxWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { ISO_TIMESTAMP } from '../support/entries.js';
-import { ecbXml, fxWorld, importFile, putRate, type FxWorld } from './fx-world.js';
+import { importFile } from './fx-world.js';
 
 let api: Api;
 let w: FxWorld;

@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEntry } from '../support/entries.js';
-import { actor } from '../support/factories.js';
+import { createEntry, actor, fxWorld, putRate, type FxWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { fxWorld, putRate, valuationOf, type FxWorld } from './fx-world.js';
+import { valuationOf } from './fx-world.js';
 
 let api: Api;
 

@@ -4,7 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { valuate } from '../../server/domains/fx/index.js';
 import { Workspace } from '../../server/db/models/index.js';
-import { buildWorkspace } from '../support/factories.js';
+import { buildWorkspace } from '../support/factories/index.js';
 
 /**
  * valuate() (the ledger core's call for new and edited entries) against CONTRACT §17, written

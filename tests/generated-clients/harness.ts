@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll } from 'vitest';
 import { runtime } from '../../server/runtime.js';
-import { buildUser } from '../support/factories.js';
+import { buildUser } from '../support/factories/index.js';
 import { startServer } from '../support/http.js';
 
 /**

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildUser, type TestUser } from '../support/factories.js';
+import { buildUser, type TestUser } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /**

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { QueryTypes } from 'sequelize';
 import { describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
-import { buildUser } from '../support/factories.js';
+import { buildUser } from '../support/factories/index.js';
 import { startServer } from '../support/http.js';
 
 const run = promisify(execFile);

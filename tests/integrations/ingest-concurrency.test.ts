@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { startServer, type Api } from '../support/http.js';
-import { expectIngestOk, ingest, integrationWorld, item } from './helpers.js';
+import { integrationWorld } from '../support/factories/index.js';
+import { expectIngestOk, ingest, item } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -2,7 +2,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
 import { runtime } from '../../server/runtime.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { expectIngestOk, ingest, integrationWorld, item } from './helpers.js';
+import { integrationWorld } from '../support/factories/index.js';
+import { expectIngestOk, ingest, item } from './helpers.js';
 
 let api: Api;
 let configuredLimit: number;

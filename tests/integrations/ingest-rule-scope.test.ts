@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../support/http.js';
-import { createIntegration, ingest, integrationWorld, item, type IntegrationWorld } from './helpers.js';
+import { createIntegration, integrationWorld, type IntegrationWorld } from '../support/factories/index.js';
+import { ingest, item } from './helpers.js';
 
 /** CONTRACT §11/§16: a rule (trigger INGEST) never moves a scoped integration's item outside its projects. */
 let api: Api;

@@ -3,9 +3,9 @@ import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { reviewReactions } from '../../server/domains/accounting/index.js';
 import type { EntryRow } from '../../server/domains/entries/index.js';
-import { buildParty, buildWorkspace } from '../support/factories.js';
+import { buildParty, buildWorkspace, integrationWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { expectIngestOk, ingest, integrationWorld, item } from './helpers.js';
+import { expectIngestOk, ingest, item } from './helpers.js';
 
 let api: Api;
 const hookCalls: EntryRow[][] = [];

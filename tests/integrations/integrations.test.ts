@@ -3,9 +3,9 @@ import { QueryTypes } from 'sequelize';
 import { createHash } from 'node:crypto';
 import { db } from '../../server/db/database.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace, createIntegration, integrationWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createIntegration, expectIngestOk, ingest, INTEGRATION_KEYS, integrationWorld, item, KEY_FORMAT } from './helpers.js';
+import { expectIngestOk, ingest, INTEGRATION_KEYS, item, KEY_FORMAT } from './helpers.js';
 
 let api: Api;
 beforeAll(async () => {

@@ -2,8 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
-import { createKey } from '../auth/api-keys-helpers.js';
+import { entryWorld, type EntryWorld, createKey } from '../support/factories/index.js';
 import { call, callError, connectAgent, type Preview } from './support.js';
 
 /**

@@ -3,9 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace, createEntry, entryIn, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry, entryIn, entryWorld, type EntryWorld } from '../support/entries.js';
 import { call, callError, connectAgent, mcpBearer, type Preview } from './support.js';
 
 let api: Api;

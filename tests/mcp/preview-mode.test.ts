@@ -2,7 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { asPreview, db, transaction } from '../../server/db/database.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryIn, entryWorld, expectOk, type EntryWorld } from '../support/entries.js';
+import { entryIn, entryWorld, type EntryWorld } from '../support/factories/index.js';
+import { expectOk } from '../support/entries.js';
 
 /** The preview mode of the transaction helper (server/db/database.ts) that MCP previews run under. */
 let api: Api;

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEntry } from '../support/entries.js';
+import { createEntry, syncWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import {
-  providerCreates,
-  providerRequests,
-  startEmulators,
-  stopEmulators,
-  syncOf,
-  syncWorld,
-  type Emulators,
-} from '../accounting/sync/helpers.js';
+import { providerCreates, providerRequests, startEmulators, stopEmulators, syncOf, type Emulators } from '../accounting/sync/helpers.js';
 import { call, connectAgent, mcpBearer, type Preview } from './support.js';
 
 let api: Api;

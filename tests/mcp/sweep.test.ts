@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startServer, type Api } from '../support/http.js';
-import { entryWorld, type EntryWorld } from '../support/entries.js';
+import { entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { connectAgent, mcpBearer } from './support.js';
 
 let api: Api;

@@ -4,7 +4,8 @@ import { db } from '../../server/db/database.js';
 import { runtime } from '../../server/runtime.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEndpoint, deliveryRows, eventually, hookWorld, periodClosed, webhookTestConfig, type HookWorld } from './helpers.js';
+import { createEndpoint, hookWorld, periodClosed, type HookWorld } from '../support/factories/index.js';
+import { deliveryRows, eventually, webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /** CONTRACT §15 deliveries, through a real receiver on 127.0.0.1 and the real worker. */

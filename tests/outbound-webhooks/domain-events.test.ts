@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEntry } from '../support/entries.js';
+import { createEntry, queuedEntry, reviewWorld, png, requested, uploaded, syncWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { queuedEntry, review, reviewWorld } from '../accounting/reviews/review-support.js';
-import { approve, fulfil, png, reject, requested, uploaded } from '../documents/helpers.js';
-import { failNext, push, startEmulators, stopEmulators, syncWorld, type Emulators } from '../accounting/sync/helpers.js';
+import { review } from '../accounting/reviews/review-support.js';
+import { approve, fulfil, reject } from '../documents/helpers.js';
+import { failNext, push, startEmulators, stopEmulators, type Emulators } from '../accounting/sync/helpers.js';
 import { webhookTestConfig } from './helpers.js';
 
 /** CONTRACT §15: the non-entry domains publish their events, each with the contract object after the change. */

@@ -6,9 +6,9 @@ import { runtime } from '../../server/runtime.js';
 import { rotateEndpointSecrets } from '../../server/domains/outbound-webhooks/index.js';
 import { openPreviousSecret, openSecret } from '../../server/domains/outbound-webhooks/endpoint-secrets.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
+import { actor, addProjectMember, buildWorkspace, createEndpoint, hookWorld, type HookWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEndpoint, hookWorld, webhookTestConfig, type HookWorld } from './helpers.js';
+import { webhookTestConfig } from './helpers.js';
 
 /** CONTRACT §15: endpoints CRUD, secrets, URL rules, access. */
 

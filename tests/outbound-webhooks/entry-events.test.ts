@@ -1,10 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
-import { closePeriod, createEntry, createTag, entryWorld, type EntryWorld } from '../support/entries.js';
+import {
+  closePeriod,
+  createEntry,
+  makeTag,
+  entryWorld,
+  type EntryWorld,
+  integrationWorld,
+  createEndpoint,
+} from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { expectIngestOk, ingest, integrationWorld, item } from '../integrations/helpers.js';
-import { createEndpoint, webhookTestConfig } from './helpers.js';
+import { expectIngestOk, ingest, item } from '../integrations/helpers.js';
+import { webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /** CONTRACT §15 entry events, published by the ledger core's dispatcher (server/domains/reactions.ts). */
@@ -31,7 +39,7 @@ describe('entry events', () => {
   it('create, edit, tags, status, reconcile and void each publish their event with the entry after the change', async () => {
     const entry = await createEntry(w, { reference: 'EV-1' });
     const edited = ok(await api.patch(`/entries/${entry.id}`, { description: 'Chairs, ergonomic' }, { token: w.token }));
-    const tag = await createTag(api, w.token, w.workspaceId, 'furniture');
+    const tag = { id: await makeTag(api, w.token, w.workspaceId, 'furniture') };
     const tagged = ok(await api.put(`/entries/${entry.id}/tags`, { tagIds: [tag.id] }, { token: w.token }));
     const reviewed = ok(await api.patch(`/entries/${entry.id}/status`, { status: 'UNDER_REVIEW' }, { token: w.token }));
     const reconciled = ok(await api.patch(`/entries/${entry.id}/reconcile`, { isReconciled: true }, { token: w.token }));

@@ -3,7 +3,8 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../server/db/database.js';
 import { DeliveryWorker, publish, publishMany } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEndpoint, eventually, hookWorld, periodClosed, webhookTestConfig, type HookWorld } from './helpers.js';
+import { createEndpoint, hookWorld, periodClosed, type HookWorld } from '../support/factories/index.js';
+import { eventually, webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /** CONTRACT §15: the outbox (same transaction as the change), the feed, one instance per attempt. */

@@ -5,7 +5,8 @@ import { Webhook } from 'standardwebhooks';
 import { verifyWebhook, WebhookVerificationError } from '../../client-sdk/src/index.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEndpoint, hookWorld, periodClosed, webhookTestConfig } from './helpers.js';
+import { createEndpoint, hookWorld, periodClosed } from '../support/factories/index.js';
+import { webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /** The SDK's verifyWebhook: Standard Webhooks signatures, checked against the reference package and real deliveries. */

@@ -5,7 +5,8 @@ import { db, transaction } from '../../server/db/database.js';
 import { publish, publishMany, startDeliveryWorker, type DeliveryWorker } from '../../server/domains/outbound-webhooks/index.js';
 import { onDeliveriesCommitted } from '../../server/domains/outbound-webhooks/delivery-wakeup.js';
 import { startServer, type Api } from '../support/http.js';
-import { createEndpoint, hookWorld, periodClosed, webhookTestConfig, type HookWorld } from './helpers.js';
+import { createEndpoint, hookWorld, periodClosed, type HookWorld } from '../support/factories/index.js';
+import { webhookTestConfig } from './helpers.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 /**

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Party } from '../../server/db/models/index.js';
-import { actor, addProjectMember, buildParty, buildWorkspace } from '../support/factories.js';
+import { actor, addProjectMember, buildParty, buildWorkspace } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { ids, ISO } from '../support/tenancy.js';
 

@@ -1,9 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePeriod, createEntry, events, getEntry, reopenPeriod, setStatus, type EntryWorld } from '../support/entries.js';
+import {
+  closePeriod,
+  createEntry,
+  type EntryWorld,
+  queuedEntry,
+  reviewWorld,
+  type ReviewWorld,
+  syncWorld,
+  type SyncWorld,
+} from '../support/factories/index.js';
+import { events, getEntry, reopenPeriod, setStatus } from '../support/entries.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import { queuedEntry, review, reviewWorld, type ReviewWorld } from '../accounting/reviews/review-support.js';
-import { startEmulators, stopEmulators, syncWorld, type Emulators, type SyncWorld } from '../accounting/sync/helpers.js';
+import { review } from '../accounting/reviews/review-support.js';
+import { startEmulators, stopEmulators, type Emulators } from '../accounting/sync/helpers.js';
 
 /**
  * Issue 28, hole 3 (CONTRACT §7 "A closed period's totals never move"): a status change of an entry dated in a

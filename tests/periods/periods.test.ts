@@ -1,14 +1,19 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildWorkspace } from '../support/factories.js';
-import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
 import {
-  addDays,
+  actor,
+  addProjectMember,
+  buildWorkspace,
   closePeriod,
   createEntry,
   createPeriod,
   entryWorld,
+  type EntryWorld,
+} from '../support/factories/index.js';
+import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
+import {
+  addDays,
   events,
   expectOk,
   expectUnchanged,
@@ -17,7 +22,6 @@ import {
   related,
   reopenPeriod,
   snapshot,
-  type EntryWorld,
 } from '../support/entries.js';
 
 let api: Api;

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor, addProjectMember } from '../support/factories.js';
+import { actor, addProjectMember } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { buildDataset, report, type Dataset } from './dataset.js';
 

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace } from '../support/factories/index.js';
 import type { Api, ApiResponse } from '../support/http.js';
 
 /**

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../server/db/database.js';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 
 /**

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actor, buildWorkspace } from '../support/factories.js';
+import { actor, buildWorkspace } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { buildDataset, type Dataset } from './dataset.js';
 import { ensurePoppler, parsePgm, run } from './poppler.js';

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry } from '../support/entries.js';
-import { condition, createRule, preview, ruleWorld, type RuleWorld } from './helpers.js';
+import { createEntry, condition, createRule, ruleWorld, type RuleWorld } from '../support/factories/index.js';
+import { preview } from './helpers.js';
 
 /** CONTRACT §16: an amount condition's value is an integer 0..1e18, so `gt 0` is "any amount". */
 let api: Api;

@@ -2,10 +2,21 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { closePeriod, createEntry, entryIn, events, getEntry } from '../support/entries.js';
-import { createCategory, createConnection } from '../accounting/helpers.js';
-import { createIntegration, ingest } from '../integrations/helpers.js';
-import { condition, createRule, ledgerState, ruleWorld, type RuleWorld } from './helpers.js';
+import {
+  closePeriod,
+  createEntry,
+  entryIn,
+  createCategory,
+  createConnection,
+  createIntegration,
+  condition,
+  createRule,
+  ruleWorld,
+  type RuleWorld,
+} from '../support/factories/index.js';
+import { events, getEntry } from '../support/entries.js';
+import { ingest } from '../integrations/helpers.js';
+import { ledgerState } from './helpers.js';
 
 /**
  * POST /rules/{id}/apply (CONTRACT §16): a saved rule over existing entries; VOIDED, CANCELLED and

@@ -2,10 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor } from '../support/factories.js';
+import { actor, createCategory, condition, createRule, postRule, ruleBody, ruleWorld, type RuleWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createCategory } from '../accounting/helpers.js';
-import { condition, createRule, postRule, ruleBody, ruleWorld, type RuleWorld } from './helpers.js';
 
 const RULE_KEYS = [
   'actions',

@@ -1,17 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../support/http.js';
-import { createEntry } from '../support/entries.js';
-import { createCategory } from '../accounting/helpers.js';
-import {
-  expectOkBody,
-  push,
-  startEmulators,
-  stopEmulators,
-  syncWorld,
-  type Emulators,
-  type SyncWorld,
-} from '../accounting/sync/helpers.js';
-import { condition } from './helpers.js';
+import { createEntry, createCategory, syncWorld, type SyncWorld, condition } from '../support/factories/index.js';
+import { expectOkBody, push, startEmulators, stopEmulators, type Emulators } from '../accounting/sync/helpers.js';
 
 /**
  * The entry's own categoryId (CONTRACT §16): the category sent on push — the generic adapter's

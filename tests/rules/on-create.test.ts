@@ -1,10 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry, events, getEntry } from '../support/entries.js';
-import { createCategory, createConnection } from '../accounting/helpers.js';
-import { createIntegration, ingest } from '../integrations/helpers.js';
+import {
+  createEntry,
+  createCategory,
+  createConnection,
+  createIntegration,
+  condition,
+  createRule,
+  ruleWorld,
+  type RuleWorld,
+} from '../support/factories/index.js';
+import { events, getEntry } from '../support/entries.js';
+import { ingest } from '../integrations/helpers.js';
 import { review } from '../accounting/reviews/review-support.js';
-import { condition, createRule, ruleWorld, type RuleWorld } from './helpers.js';
 import { transaction } from '../../server/db/database.js';
 import { ledger, presentEntry, SYSTEM } from '../../server/domains/entries/index.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startServer, expectErrorBody, type Api } from '../support/http.js';
-import { createEntry, entryIn } from '../support/entries.js';
-import { condition, ledgerState, preview, ruleWorld, type RuleWorld } from './helpers.js';
+import { createEntry, entryIn, condition, ruleWorld, type RuleWorld } from '../support/factories/index.js';
+import { ledgerState, preview } from './helpers.js';
 
 /**
  * POST /rules/preview (CONTRACT §16): every condition as documented, run over real entries; newest

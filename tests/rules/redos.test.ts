@@ -1,7 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { createEntry } from '../support/entries.js';
-import { condition, createRule, postRule, ruleWorld, type RuleWorld } from './helpers.js';
+import { createEntry, condition, createRule, postRule, ruleWorld, type RuleWorld } from '../support/factories/index.js';
 
 /**
  * CONTRACT §16: "no pattern can stall the server". The patterns run through RE2 (linear time):

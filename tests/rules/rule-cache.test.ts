@@ -3,8 +3,7 @@ import { db } from '../../server/db/database.js';
 import { changeListener } from '../../server/db/change-listener.js';
 import { loadRuleSet, ruleCache } from '../../server/domains/rules/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { createCategory } from '../accounting/helpers.js';
-import { condition, createRule, ruleWorld, type RuleWorld } from './helpers.js';
+import { createCategory, condition, createRule, ruleWorld, type RuleWorld } from '../support/factories/index.js';
 
 /**
  * The per-process rule-set cache (loadRuleSet): filled once per workspace, forgotten when this

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Tag, WorkspaceMember } from '../../server/db/models/index.js';
-import { actor, buildTag, buildWorkspace } from '../support/factories.js';
+import { actor, buildTag, buildWorkspace } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { ids, ISO } from '../support/tenancy.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';

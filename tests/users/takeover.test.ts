@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { User, WorkspaceMember } from '../../server/db/models/index.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
-import { actor, addProjectMember, buildWorkspace, login, PASSWORD } from '../support/factories.js';
+import { actor, addProjectMember, buildWorkspace, login, PASSWORD } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 let api: Api;

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { User, WorkspaceMember } from '../../server/db/models/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login, PASSWORD } from '../support/factories.js';
+import { actor, addProjectMember, buildUser, buildWorkspace, login, PASSWORD } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO, sortedIds } from '../support/tenancy.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';

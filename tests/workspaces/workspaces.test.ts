@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EntrySource, User, Workspace, WorkspaceMember } from '../../server/db/models/index.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories.js';
+import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO } from '../support/tenancy.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';

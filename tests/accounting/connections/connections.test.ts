@@ -4,9 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime, setRuntime } from '../../../server/runtime.js';
-import { actor, buildWorkspace } from '../../support/factories.js';
+import { actor, buildWorkspace, accountingWorld, createConnection, type AccountingWorld } from '../../support/factories/index.js';
 import { expectErrorBody, registerSecret, startServer, type Api } from '../../support/http.js';
-import { accountingWorld, CONNECTION_KEYS, createConnection, expectStatus, recordingApi, type AccountingWorld } from '../helpers.js';
+import { CONNECTION_KEYS, expectStatus, recordingApi } from '../helpers.js';
 
 /**
  * Connections (CONTRACT §7). Every connection call of this file goes through a recording

@@ -11,7 +11,8 @@ import type { ConnectionRow } from '../../../server/domains/accounting/connectio
 import { readCredentials, readWebhookSecret } from '../../../server/domains/accounting/connections/connection-secrets.js';
 import { rotateConnectionSecrets } from '../../../server/domains/accounting/connections/key-rotation.js';
 import { startServer, type Api } from '../../support/http.js';
-import { accountingWorld, createConnection, expectStatus, type AccountingWorld } from '../helpers.js';
+import { accountingWorld, createConnection, type AccountingWorld } from '../../support/factories/index.js';
+import { expectStatus } from '../helpers.js';
 
 const run = promisify(execFile);
 const key = (kid: string) => ({ kid, key: randomBytes(32) });

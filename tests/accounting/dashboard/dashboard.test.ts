@@ -1,10 +1,18 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
-import { actor, addProjectMember } from '../../support/factories.js';
-import { createEntry, entryIn } from '../../support/entries.js';
+import {
+  actor,
+  addProjectMember,
+  createEntry,
+  entryIn,
+  createConnection,
+  queuedEntry,
+  reviewWorld,
+  type ReviewWorld,
+} from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { CONNECTION_KEYS, createConnection, expectStatus } from '../helpers.js';
-import { queuedEntry, review, reviewWorld, type ReviewWorld } from '../reviews/review-support.js';
+import { CONNECTION_KEYS, expectStatus } from '../helpers.js';
+import { review } from '../reviews/review-support.js';
 
 const SUMMARY_KEYS = [
   'changesRequestedReviews',

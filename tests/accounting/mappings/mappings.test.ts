@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../../support/factories.js';
+import { actor, accountingWorld, createConnection, type AccountingWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { accountingWorld, createConnection, expectStatus, type AccountingWorld } from '../helpers.js';
+import { expectStatus } from '../helpers.js';
 
 let api: Api;
 let w: AccountingWorld;

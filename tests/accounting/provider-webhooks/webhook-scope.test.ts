@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createEntry, events, getEntry } from '../../support/entries.js';
+import { createEntry, accountingWorld, createConnection, type AccountingWorld } from '../../support/factories/index.js';
+import { events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { accountingWorld, createConnection, type AccountingWorld } from '../helpers.js';
 
 /** CONTRACT §10: a connection with `projectIds` acts only on entries of those projects; any other entry is a 404. */
 let api: Api;

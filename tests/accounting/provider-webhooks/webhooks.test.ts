@@ -1,20 +1,18 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePeriod, createEntry, entryIn, events, getEntry, reopenPeriod } from '../../support/entries.js';
-import { expectErrorBody, registerSecret, startServer, type Api, type ApiResponse } from '../../support/http.js';
-import { createConnection } from '../helpers.js';
 import {
+  closePeriod,
+  createEntry,
+  entryIn,
+  createConnection,
   connectionBody,
-  expectOkBody,
-  push,
-  startEmulators,
-  stopEmulators,
   syncedEntry,
-  syncOf,
   syncWorld,
-  type Emulators,
   type SyncWorld,
-} from '../sync/helpers.js';
+} from '../../support/factories/index.js';
+import { events, getEntry, reopenPeriod } from '../../support/entries.js';
+import { expectErrorBody, registerSecret, startServer, type Api, type ApiResponse } from '../../support/http.js';
+import { expectOkBody, push, startEmulators, stopEmulators, syncOf, type Emulators } from '../sync/helpers.js';
 
 /** POST /webhooks/accounting/{connectionId} (CONTRACT §10): the checks in order, replay protection, every action. */
 let api: Api;

@@ -4,7 +4,8 @@ import { db } from '../../../server/db/database.js';
 import { events } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
 import { reviewsOf } from '../helpers.js';
-import { eventKinds, queuedEntry, review, reviewWorld, type ReviewWorld } from './review-support.js';
+import { queuedEntry, reviewWorld, type ReviewWorld } from '../../support/factories/index.js';
+import { eventKinds, review } from './review-support.js';
 
 /**
  * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../../support/factories.js';
+import { actor, createCategory, queuedEntry, reviewWorld, type ReviewWorld } from '../../support/factories/index.js';
 import { events, getEntry, setStatus } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createCategory, expectStatus, memberOf, reviewsOf, syncsOf } from '../helpers.js';
-import { eventKinds, queuedEntry, review, reviewSnapshot, reviewWorld, type ReviewWorld } from './review-support.js';
+import { expectStatus, reviewsOf, syncsOf } from '../helpers.js';
+import { eventKinds, review, reviewSnapshot } from './review-support.js';
 
 let api: Api;
 let w: ReviewWorld;
@@ -20,7 +20,7 @@ describe('assign', () => {
     expectStatus(res, 200);
     expect(res.body).toMatchObject({ status: 'IN_REVIEW', reviewerId: w.userId, decidedAt: null });
     expect(res.body.entry.entryStatus).toBe('UNDER_REVIEW');
-    const colleague = await memberOf(api, [w.workspaceId]);
+    const colleague = await actor(api, { workspaceId: w.workspaceId });
     const taken = await review.assign(w, r.id, colleague.token);
     expect(taken.body).toMatchObject({ status: 'IN_REVIEW', reviewerId: colleague.id });
     const history = await events(w, entry.id);

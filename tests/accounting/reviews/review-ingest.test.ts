@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { startServer, type Api } from '../../support/http.js';
-import { accountingWorld, createConnection, expectStatus } from '../helpers.js';
+import { accountingWorld, createConnection } from '../../support/factories/index.js';
+import { expectStatus } from '../helpers.js';
 
 let api: Api;
 

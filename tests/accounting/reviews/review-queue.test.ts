@@ -1,11 +1,20 @@
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
-import { actor, addProjectMember } from '../../support/factories.js';
-import { createEntry, entryIn, events, getEntry } from '../../support/entries.js';
+import {
+  actor,
+  addProjectMember,
+  createEntry,
+  entryIn,
+  accountingWorld,
+  createConnection,
+  queuedEntry,
+  reviewWorld,
+} from '../../support/factories/index.js';
+import { events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { accountingWorld, createConnection, expectStatus, memberOf, REVIEW_KEYS, reviewsOf } from '../helpers.js';
-import { eventKinds, queuedEntry, review, reviewSnapshot, reviewWorld } from './review-support.js';
+import { expectStatus, REVIEW_KEYS, reviewsOf } from '../helpers.js';
+import { eventKinds, review, reviewSnapshot } from './review-support.js';
 
 let api: Api;
 
@@ -148,7 +157,7 @@ describe('POST /accounting/reviews', () => {
       404,
       'NOT_FOUND',
     );
-    const both = await memberOf(api, [w.workspaceId, other.workspaceId]);
+    const both = await actor(api, { workspaceIds: [w.workspaceId, other.workspaceId] });
     expectErrorBody(
       await api.post('/accounting/reviews', { entryId: entry.id, connectionId: foreign.id }, { token: both.token }),
       400,
@@ -347,7 +356,7 @@ describe('GET /accounting/reviews', () => {
     const second = await createConnection(w, { name: 'second', requireReview: false });
     const made: { entry: any; review: any }[] = [];
     for (let i = 0; i < 5; i++) made.push(await queuedEntry(w, { description: `e${i}` }));
-    const colleague = await memberOf(api, [w.workspaceId]);
+    const colleague = await actor(api, { workspaceId: w.workspaceId });
     await review.assign(w, made[0].review.id);
     await review.assign(w, made[1].review.id, colleague.token);
     await review.approve(w, made[2].review.id);

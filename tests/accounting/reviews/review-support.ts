@@ -1,25 +1,8 @@
 import { expect } from 'vitest';
-import { createEntry, events, getEntry } from '../../support/entries.js';
+import { events, getEntry } from '../../support/entries.js';
+import type { ReviewWorld } from '../../support/factories/index.js';
 import type { ApiResponse } from '../../support/http.js';
-import { accountingWorld, createConnection, reviewsOf, type AccountingWorld } from '../helpers.js';
-import type { Api } from '../../support/http.js';
-
-export type ReviewWorld = AccountingWorld & { connection: any };
-
-/** A workspace whose one connection (MANUAL provider, `syncMode` as given) requires review of every project. */
-export async function reviewWorld(api: Api, connection: Record<string, unknown> = {}): Promise<ReviewWorld> {
-  const w = await accountingWorld(api);
-  return { ...w, connection: await createConnection(w, { requireReview: true, ...connection }) };
-}
-
-/** A new entry, auto-queued for review; returns it with its review (as the API shows it). */
-export async function queuedEntry(w: ReviewWorld, overrides: Record<string, unknown> = {}): Promise<{ entry: any; review: any }> {
-  const entry = await createEntry(w, overrides);
-  const res = await w.api.get('/accounting/reviews', { token: w.token, query: { workspaceId: w.workspaceId, entryId: entry.id } });
-  expect(res.status, res.text).toBe(200);
-  expect(res.body.items).toHaveLength(1);
-  return { entry, review: res.body.items[0] };
-}
+import { reviewsOf } from '../helpers.js';
 
 export const review = {
   assign: (w: ReviewWorld, id: string, token = w.token) => w.api.patch(`/accounting/reviews/${id}/assign`, undefined, { token }),

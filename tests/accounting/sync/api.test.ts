@@ -1,22 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { actor, addProjectMember } from '../../support/factories.js';
-import { createEntry, events, getEntry } from '../../support/entries.js';
+import {
+  actor,
+  addProjectMember,
+  createEntry,
+  queuedEntry,
+  createCategory,
+  GENERIC_TOKEN,
+  syncWorld,
+  type SyncWorld,
+} from '../../support/factories/index.js';
+import { events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { queuedEntry, review } from '../reviews/review-support.js';
-import { createCategory, memberOf } from '../helpers.js';
+import { review } from '../reviews/review-support.js';
 import {
   expectOkBody,
   failNext,
-  GENERIC_TOKEN,
   providerRequests,
   push,
   startEmulators,
   stopEmulators,
   syncOf,
   syncRows,
-  syncWorld,
   type Emulators,
-  type SyncWorld,
 } from './helpers.js';
 
 /** The sync endpoints as a client sees them: dry runs, lists, approvals that push, access and permissions. */
@@ -237,7 +242,7 @@ describe('lists, access and permissions', () => {
     expect(batch).toEqual({ success: false, retried: 0, failed: 1 });
     expect((await syncOf(w, (await syncRows(entryId))[0].entry_id)).status).toBe('SYNCED');
     // an entry of another workspace, pushed to this workspace's connection: 404, even for a member of both
-    const both = await memberOf(api, [w.workspaceId, other.workspaceId]);
+    const both = await actor(api, { workspaceIds: [w.workspaceId, other.workspaceId] });
     const foreignEntry = await createEntry(other);
     expectErrorBody(
       await api.post('/accounting/sync/push', { entryId: foreignEntry.id, connectionId: w.connection.id }, { token: both.token }),

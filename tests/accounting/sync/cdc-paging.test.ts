@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type Api } from '../../support/http.js';
-import { expectOkBody, pull, startEmulators, stopEmulators, syncedEntry, syncWorld, type Emulators, type SyncWorld } from './helpers.js';
+import { syncedEntry, syncWorld, type SyncWorld } from '../../support/factories/index.js';
+import { expectOkBody, pull, startEmulators, stopEmulators, type Emulators } from './helpers.js';
 
 /**
  * Issue 18 item 8b: one QuickBooks change data capture answer holds at most 1,000 objects. A pull

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../../server/runtime.js';
 import { loadConnection } from '../../../server/domains/accounting/connections/connection-rows.js';
 import { readCredentials } from '../../../server/domains/accounting/connections/connection-secrets.js';
-import { createEntry } from '../../support/entries.js';
+import { createEntry, PROVIDERS, syncedEntry, syncWorld, type SyncWorld } from '../../support/factories/index.js';
 import { startServer, type Api } from '../../support/http.js';
 import { QB_THROTTLED, QB_UNAVAILABLE } from '../../emulators/quickbooks-emulator.js';
 import {
@@ -13,14 +13,10 @@ import {
   providerRequests,
   pull,
   push,
-  PROVIDERS,
   startEmulators,
   stopEmulators,
-  syncedEntry,
   syncOf,
-  syncWorld,
   type Emulators,
-  type SyncWorld,
 } from './helpers.js';
 
 /**

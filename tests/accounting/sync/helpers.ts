@@ -2,20 +2,11 @@ import { expect } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
-import { createEntry, events, getEntry } from '../../support/entries.js';
-import { registerSecret, type Api, type ApiResponse } from '../../support/http.js';
-import { accountingWorld, createConnection, type AccountingWorld } from '../helpers.js';
+import { events, getEntry } from '../../support/entries.js';
+import { GENERIC_TOKEN, type SyncWorld } from '../../support/factories/index.js';
+import type { ApiResponse } from '../../support/http.js';
 import { startGenericProvider, type GenericProvider } from '../../emulators/generic-provider.js';
 import { startQuickBooksEmulator, type QbEmulator } from '../../emulators/quickbooks-emulator.js';
-
-export type ProviderKind = 'QUICKBOOKS' | 'GENERIC';
-export const PROVIDERS: ProviderKind[] = ['QUICKBOOKS', 'GENERIC'];
-export const GENERIC_TYPE = 'ACME_BOOKS';
-export const GENERIC_TOKEN = 'generic-provider-token';
-registerSecret(GENERIC_TOKEN);
-
-/** The QuickBooks accounts the emulator knows (config of every QUICKBOOKS test connection). */
-export const QB_CONFIG = { paymentAccountId: '35', depositAccountId: '35', expenseAccountId: '7', incomeAccountId: '4' };
 
 export type Emulators = { qb: QbEmulator; generic: GenericProvider };
 
@@ -44,43 +35,6 @@ export async function stopEmulators(e: Emulators | undefined): Promise<void> {
   await e?.generic.close();
 }
 
-export type SyncWorld = AccountingWorld & { kind: ProviderKind | 'MANUAL'; connection: any; e: Emulators };
-
-/** Connection fields for a provider kind (no review, no completeness needed, MANUAL_PUSH unless overridden). */
-export function connectionBody(
-  kind: ProviderKind | 'MANUAL',
-  e: Emulators,
-  overrides: Record<string, unknown> = {},
-): Record<string, unknown> {
-  const base = { requireReview: false, requireCompletenessForSync: false, syncMode: 'MANUAL_PUSH', name: `${kind} books` };
-  if (kind === 'QUICKBOOKS') {
-    const credentials = e.qb.credentials();
-    for (const key of ['accessToken', 'refreshToken']) registerSecret(String(credentials[key]));
-    return { ...base, providerType: 'QUICKBOOKS', credentials, config: QB_CONFIG, ...overrides };
-  }
-  if (kind === 'GENERIC') {
-    return {
-      ...base,
-      providerType: GENERIC_TYPE,
-      credentials: { accessToken: GENERIC_TOKEN },
-      config: { baseUrl: e.generic.baseUrl },
-      ...overrides,
-    };
-  }
-  return { ...base, providerType: 'MANUAL', credentials: { note: 'none' }, ...overrides };
-}
-
-export async function syncWorld(
-  api: Api,
-  kind: ProviderKind | 'MANUAL',
-  e: Emulators,
-  overrides: Record<string, unknown> = {},
-): Promise<SyncWorld> {
-  const w = await accountingWorld(api);
-  const connection = await createConnection(w, connectionBody(kind, e, overrides));
-  return { ...w, kind, connection, e };
-}
-
 export const push = (w: SyncWorld, entryId: number, body: Record<string, unknown> = {}, token = w.token) =>
   w.api.post('/accounting/sync/push', { entryId, connectionId: w.connection.id, ...body }, { token });
 
@@ -102,14 +56,6 @@ export async function syncOf(w: SyncWorld, entryId: number): Promise<any> {
   const res = await w.api.get(`/accounting/sync/entry/${entryId}`, { token: w.token });
   const list = expectOkBody(res) as any[];
   return list.find((s) => s.connectionId === w.connection.id) ?? null;
-}
-
-/** A pushed, SYNCED entry. */
-export async function syncedEntry(w: SyncWorld, overrides: Record<string, unknown> = {}): Promise<{ entry: any; sync: any }> {
-  const entry = await createEntry(w, overrides);
-  const sync = expectOkBody(await push(w, entry.id));
-  expect(sync.status).toBe('SYNCED');
-  return { entry, sync };
 }
 
 /** How many requests the world's provider has received (QuickBooks: API calls only, not the token endpoint). */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createCategory } from '../helpers.js';
-import { expectOkBody, startEmulators, stopEmulators, syncWorld, type Emulators, type SyncWorld } from './helpers.js';
+import { createCategory, syncWorld, type SyncWorld } from '../../support/factories/index.js';
+import { expectOkBody, startEmulators, stopEmulators, type Emulators } from './helpers.js';
 
 /** pull-chart-of-accounts and pull-parties (CONTRACT §9): upserts by externalId → {imported, updated}; parties get mappings. */
 let api: Api;

@@ -1,22 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePeriod, createEntry, entryIn } from '../../support/entries.js';
-import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { queuedEntry, review } from '../reviews/review-support.js';
-import { createConnection } from '../helpers.js';
-import { png } from '../../documents/helpers.js';
 import {
+  closePeriod,
+  createEntry,
+  entryIn,
+  queuedEntry,
+  createConnection,
+  png,
   connectionBody,
-  expectOkBody,
-  failNext,
   PROVIDERS,
-  push,
-  startEmulators,
-  stopEmulators,
-  syncSnapshot,
   syncWorld,
-  type Emulators,
   type SyncWorld,
-} from './helpers.js';
+} from '../../support/factories/index.js';
+import { expectErrorBody, startServer, type Api } from '../../support/http.js';
+import { review } from '../reviews/review-support.js';
+import { expectOkBody, failNext, push, startEmulators, stopEmulators, syncSnapshot, type Emulators } from './helpers.js';
 
 /** CONTRACT §9 push preconditions: each a 409 with nothing changed (no record, no event, no provider call). */
 let api: Api;

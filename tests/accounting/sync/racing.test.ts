@@ -1,19 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createEntry, events } from '../../support/entries.js';
+import { createEntry, PROVIDERS, syncWorld, type SyncWorld } from '../../support/factories/index.js';
+import { events } from '../../support/entries.js';
 import { startServer, type Api } from '../../support/http.js';
 import {
   expectOkBody,
   external,
-  PROVIDERS,
   providerCreates,
   push,
   startEmulators,
   stopEmulators,
   syncOf,
   syncRows,
-  syncWorld,
   type Emulators,
-  type SyncWorld,
 } from './helpers.js';
 
 /** Pushes of one (connection, entry) are serialised (CONTRACT §9: racing pushes create one external record). */

@@ -14,16 +14,8 @@ import {
 } from '../../../server/domains/accounting/sync/scheduled-pulls.js';
 import { getEntry } from '../../support/entries.js';
 import { startServer, type Api } from '../../support/http.js';
-import {
-  editExternally,
-  startEmulators,
-  stopEmulators,
-  syncedEntry,
-  syncOf,
-  syncWorld,
-  type Emulators,
-  type SyncWorld,
-} from './helpers.js';
+import { syncedEntry, syncWorld, type SyncWorld } from '../../support/factories/index.js';
+import { editExternally, startEmulators, stopEmulators, syncOf, type Emulators } from './helpers.js';
 
 /**
  * Scheduled pulls (BIDIRECTIONAL, per syncScheduleCron) through pg-boss 10 on the test database:

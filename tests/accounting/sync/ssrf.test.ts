@@ -1,22 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runtime } from '../../../server/runtime.js';
 import { nonPublicReason, resolveTarget, useLookup } from '../../../server/domains/accounting/providers/address-guard.js';
-import { createEntry } from '../../support/entries.js';
+import { createEntry, createConnection, connectionBody, GENERIC_TYPE, syncWorld, type SyncWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createConnection } from '../helpers.js';
 import { startEmulatorServer, type EmulatorServer } from '../../emulators/http-server.js';
-import {
-  connectionBody,
-  expectOkBody,
-  GENERIC_TYPE,
-  push,
-  startEmulators,
-  stopEmulators,
-  syncSnapshot,
-  syncWorld,
-  type Emulators,
-  type SyncWorld,
-} from './helpers.js';
+import { expectOkBody, push, startEmulators, stopEmulators, syncSnapshot, type Emulators } from './helpers.js';
 
 /**
  * The SSRF guard of the generic adapter (CONTRACT §9): a baseUrl resolving to a loopback,

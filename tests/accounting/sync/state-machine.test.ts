@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closePeriod, createEntry, events, getEntry } from '../../support/entries.js';
+import { closePeriod, createEntry, queuedEntry, PROVIDERS, syncedEntry, syncWorld, type SyncWorld } from '../../support/factories/index.js';
+import { events, getEntry } from '../../support/entries.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { queuedEntry, review } from '../reviews/review-support.js';
+import { review } from '../reviews/review-support.js';
 import {
   editExternally,
   eventKinds,
@@ -12,17 +13,13 @@ import {
   providerRequests,
   pull,
   push,
-  PROVIDERS,
   resolve,
   retry,
   setExternalVersion,
   startEmulators,
   stopEmulators,
-  syncedEntry,
   syncOf,
-  syncWorld,
   type Emulators,
-  type SyncWorld,
 } from './helpers.js';
 
 /**

@@ -2,10 +2,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { verifyEvents } from '../../../server/domains/entries/audit-events.js';
-import { entryWorld, type EntryWorld } from '../../support/entries.js';
+import {
+  entryWorld,
+  type EntryWorld,
+  PROVIDERS,
+  syncWorld,
+  type SyncWorld,
+  integrationWorld,
+  type IntegrationWorld,
+} from '../../support/factories/index.js';
 import { startServer, type Api } from '../../support/http.js';
-import { PROVIDERS, startEmulators, stopEmulators, syncWorld, type Emulators, type SyncWorld } from '../../accounting/sync/helpers.js';
-import { integrationWorld, type IntegrationWorld } from '../../integrations/helpers.js';
+import { startEmulators, stopEmulators, type Emulators } from '../../accounting/sync/helpers.js';
 import { idempotencyTrial, ingestTrial, pushTrial, refundTrial, reimburseTrial } from './support/race-trials.js';
 import { seededRng } from './support/rng.js';
 

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildUser, buildWorkspace } from '../../support/factories.js';
+import { buildUser, buildWorkspace } from '../../support/factories/index.js';
 import { startServer } from '../../support/http.js';
 
 /**

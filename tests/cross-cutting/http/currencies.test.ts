@@ -1,9 +1,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createEntry, entryWorld, type EntryWorld } from '../../support/entries.js';
+import { createEntry, entryWorld, type EntryWorld, ecbXml, createIntegration } from '../../support/factories/index.js';
 import { importFile as importRates } from '../../fx/fx-world.js';
-import { ecbXml } from '../../fx/fx-world.js';
-import { createIntegration, ingest, item } from '../../integrations/helpers.js';
+import { ingest, item } from '../../integrations/helpers.js';
 import { currencyExponent } from '../../../server/lib/money.js';
 
 /** CONTRACT §5: a currency is a code of the ISO 4217 list on every route that takes one; exponents come from that list. */

@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
-import { createEntry, entryWorld, type EntryWorld } from '../../support/entries.js';
+import { createEntry, entryWorld, type EntryWorld, integrationWorld, type IntegrationWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { integrationWorld, type IntegrationWorld } from '../../integrations/helpers.js';
 import { idempotencyTrial } from '../hard/support/race-trials.js';
 import { seededRng } from '../hard/support/rng.js';
 

@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ProjectMember, User, WorkspaceMember } from '../../../server/db/models/index.js';
 import { sessionCache } from '../../../server/domains/auth/authenticate.js';
-import { entryWorld, type EntryWorld } from '../../support/entries.js';
-import { actor, addProjectMember } from '../../support/factories.js';
+import { entryWorld, type EntryWorld, actor, addProjectMember } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../../support/http.js';
 
 /**

@@ -6,11 +6,18 @@ import { trySessionLock, type SessionLock } from '../../../server/db/session-loc
 import { clock } from '../../../server/lib/clock.js';
 import { runtime } from '../../../server/runtime.js';
 import { rotateStoredResponses, responseBodyOf, type KeyRow } from '../../../server/http/idempotency-store.js';
-import { createEntry, entryWorld, type EntryWorld } from '../../support/entries.js';
+import {
+  createEntry,
+  entryWorld,
+  type EntryWorld,
+  actor,
+  integrationWorld,
+  type IntegrationWorld,
+  form,
+  pdf,
+} from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { actor } from '../../support/factories.js';
-import { integrationWorld, item, type IntegrationWorld } from '../../integrations/helpers.js';
-import { form, pdf } from '../../documents/helpers.js';
+import { item } from '../../integrations/helpers.js';
 
 /**
  * Issue 18 on Idempotency-Key (CONTRACT §1): replays only to a caller who could make the request

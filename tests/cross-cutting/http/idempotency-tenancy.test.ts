@@ -1,7 +1,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clock } from '../../../server/lib/clock.js';
 import { Workspace } from '../../../server/db/models/index.js';
-import { actor, login } from '../../support/factories.js';
+import { actor, login } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
 
 let api: Api;

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createEntry, entryWorld, makeTag, type EntryWorld } from '../../support/entries.js';
+import { createEntry, entryWorld, makeTag, type EntryWorld } from '../../support/factories/index.js';
 import { parseQueryString } from '../../../server/http/query-string.js';
 import doc from '../../../openapi.json' with { type: 'json' };
 

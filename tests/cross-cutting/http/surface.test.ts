@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { actor } from '../../support/factories.js';
+import { actor } from '../../support/factories/index.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -79,7 +79,7 @@ describe('HTTP surface', () => {
 
 describe('text the database cannot store', () => {
   it('a NUL character in a text field is a 400, not a 500', async () => {
-    const { buildWorkspace, actor } = await import('../../support/factories.js');
+    const { buildWorkspace, actor } = await import('../../support/factories/index.js');
     const ws = await buildWorkspace();
     const { token } = await actor(api, { workspaceId: ws.id });
     const res = await api.post(

@@ -2,9 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/config.js';
 import { addIntegerFormats } from '../../../server/trpc/openapi-integer-formats.js';
 import { ERROR_ISSUES_MAX, ERROR_MESSAGE_MAX } from '../../../shared/contracts/common.js';
-import { actor, buildWorkspace } from '../../support/factories.js';
+import { actor, buildWorkspace, entryWithWorld, pdf, upload } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { entryWithWorld, pdf, upload } from '../../documents/helpers.js';
 
 /**
  * Limits that openapi.json documents for the OWASP checks (npm run openapi:owasp) and that are

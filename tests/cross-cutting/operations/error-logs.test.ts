@@ -7,7 +7,7 @@ import { db } from '../../../server/db/database.js';
 import { sendError } from '../../../server/http/errors.js';
 import { createLogger } from '../../../server/lib/logger.js';
 import { runtime, setRuntime } from '../../../server/runtime.js';
-import { actor, buildWorkspace } from '../../support/factories.js';
+import { actor, buildWorkspace } from '../../support/factories/index.js';
 import { client, expectErrorBody, startServer, type Api } from '../../support/http.js';
 
 /**

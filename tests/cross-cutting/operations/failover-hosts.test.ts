@@ -8,7 +8,7 @@ import { isDatabaseUnavailable } from '../../../server/db/unavailable.js';
 import { loadConfig } from '../../../server/config.js';
 import { knownError } from '../../../server/lib/errors.js';
 import { runtime } from '../../../server/runtime.js';
-import { actor } from '../../support/factories.js';
+import { actor } from '../../support/factories/index.js';
 import { startServer } from '../../support/http.js';
 
 /**

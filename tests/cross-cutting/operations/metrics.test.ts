@@ -2,10 +2,10 @@ import { spawnSync } from 'node:child_process';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { recordSyncOutcome } from '../../../server/lib/metrics.js';
 import { runtime } from '../../../server/runtime.js';
-import { actor, buildWorkspace } from '../../support/factories.js';
+import { actor, buildWorkspace, integrationWorld, createEndpoint } from '../../support/factories/index.js';
 import { startServer, type Api } from '../../support/http.js';
-import { ingest, integrationWorld, item as ingestItem } from '../../integrations/helpers.js';
-import { createEndpoint, webhookTestConfig } from '../../outbound-webhooks/helpers.js';
+import { ingest, item as ingestItem } from '../../integrations/helpers.js';
+import { webhookTestConfig } from '../../outbound-webhooks/helpers.js';
 import { startReceiver } from '../../outbound-webhooks/receiver.js';
 import { ensureDebianPackage } from '../../support/debian-package.js';
 

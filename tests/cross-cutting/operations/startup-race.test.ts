@@ -4,7 +4,7 @@ import { db, pgClientConfig } from '../../../server/db/database.js';
 import { withStartupLock } from '../../../server/db/startup-lock.js';
 import { wireDomainReactions } from '../../../server/domains/reactions.js';
 import { seedDemo } from '../../../server/seed/demo.js';
-import { buildUser } from '../../support/factories.js';
+import { buildUser } from '../../support/factories/index.js';
 
 /**
  * Instances of a first rollout start at once on one empty database, each with SEED_DEMO on: the

@@ -14,10 +14,9 @@ import fc from 'fast-check';
 import { QueryTypes } from 'sequelize';
 import { expect } from 'vitest';
 import { db } from '../../../server/db/database.js';
-import { buildParty, buildWorkspace } from '../../support/factories.js';
+import { buildParty, buildWorkspace, camt053 } from '../../support/factories/index.js';
 import { expectErrorBody, type Api, type ApiResponse } from '../../support/http.js';
 import { runtime } from '../../../server/runtime.js';
-import { camt053 } from '../../banking/helpers.js';
 import { startGenericProvider, type GenericProvider } from '../../emulators/generic-provider.js';
 import * as L from './ledger-model.js';
 

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { actor } from '../../support/factories.js';
+import { actor, createEntry, entryWorld, type EntryWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
-import { createEntry, entryWorld, expectOk, getEntry, related, type EntryWorld } from '../../support/entries.js';
+import { expectOk, getEntry, related } from '../../support/entries.js';
 import { byBudget } from '../../support/budget.js';
 import { propertyOptions, runLedgerProperty } from './ledger-commands.js';
 import * as L from './ledger-model.js';

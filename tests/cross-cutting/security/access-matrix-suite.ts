@@ -7,7 +7,7 @@ import { accessPolicyOf, authedProcedure, permitted, publicProcedure } from '../
 import { t } from '../../../server/trpc/init.js';
 import { PERMISSIONS } from '../../../shared/permissions.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../../support/http.js';
-import { login } from '../../support/factories.js';
+import { login } from '../../support/factories/index.js';
 import {
   bearerProtected,
   committedOpenApi,

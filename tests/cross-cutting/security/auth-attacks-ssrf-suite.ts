@@ -3,21 +3,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
 import { useLookup } from '../../../server/domains/accounting/providers/address-guard.js';
-import { createEntry } from '../../support/entries.js';
+import { createEntry, createConnection, connectionBody, syncWorld, type SyncWorld } from '../../support/factories/index.js';
 import type { ApiResponse } from '../../support/http.js';
 import { startServer } from '../../support/http.js';
-import { createConnection } from '../../accounting/helpers.js';
 import { startEmulatorServer, type EmulatorServer } from '../../emulators/http-server.js';
-import {
-  connectionBody,
-  expectOkBody,
-  push,
-  startEmulators,
-  stopEmulators,
-  syncWorld,
-  type Emulators,
-  type SyncWorld,
-} from '../../accounting/sync/helpers.js';
+import { expectOkBody, push, startEmulators, stopEmulators, type Emulators } from '../../accounting/sync/helpers.js';
 
 /**
  * Issue 10 — SSRF through a custom provider's `config.baseUrl` (CONTRACT §9); shared by

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
 import { WorkspaceMember } from '../../../server/db/models/index.js';
 import { startServer, type Api } from '../../support/http.js';
-import { buildUser, login } from '../../support/factories.js';
+import { buildUser, login } from '../../support/factories/index.js';
 import { bearerProtected, committedOpenApi, deriveOperations, type Operation } from './operations.js';
 import { buildProbeRequest, type ForeignIds } from './probe-requests.js';
 import { errorShapeProblem, inPool, send, type Transport } from './probes.js';

@@ -2,9 +2,8 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
-import { createEntry } from '../../support/entries.js';
+import { createEntry, accountingWorld, createConnection, type AccountingWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../../support/http.js';
-import { accountingWorld, createConnection, type AccountingWorld } from '../../accounting/helpers.js';
 
 /**
  * Issue 10 — attacks on POST /webhooks/accounting/{connectionId} (CONTRACT §10), measured by the

@@ -4,7 +4,7 @@ import { db } from '../../../server/db/database.js';
 import { WorkspaceMember } from '../../../server/db/models/index.js';
 import { runtime } from '../../../server/runtime.js';
 import { seedDemo } from '../../../server/seed/demo.js';
-import { buildUser, buildWorkspace, login } from '../../support/factories.js';
+import { buildUser, buildWorkspace, login } from '../../support/factories/index.js';
 import { registerSecret, type Api } from '../../support/http.js';
 import type { Pools } from './fuzz-values.js';
 import { GRANTABLE } from './tenant-keys.js';

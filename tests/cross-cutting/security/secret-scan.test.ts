@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
-import { actor, buildWorkspace } from '../../support/factories.js';
+import { actor, buildWorkspace } from '../../support/factories/index.js';
 import { client, expectErrorBody, registerSecret, scannedResponses, startServer, type Api } from '../../support/http.js';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../../server/lib/logger.js';

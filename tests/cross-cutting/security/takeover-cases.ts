@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { User, WorkspaceMember } from '../../../server/db/models/index.js';
 import { sessionCache } from '../../../server/domains/auth/authenticate.js';
-import { buildUser, login } from '../../support/factories.js';
+import { buildUser, login } from '../../support/factories/index.js';
 import { expectErrorBody, type Api, type ApiResponse } from '../../support/http.js';
 import { errorShapeProblem, type Transport } from './probes.js';
 import type { Tenants } from './tenants.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { PERMISSIONS, type Permission } from '../../../shared/permissions.js';
-import { addProjectMember, buildUser, buildWorkspace, login } from '../../support/factories.js';
+import { addProjectMember, buildUser, buildWorkspace, login } from '../../support/factories/index.js';
 import { WorkspaceMember } from '../../../server/db/models/index.js';
 import { runtime } from '../../../server/runtime.js';
 import type { Api, ApiResponse } from '../../support/http.js';

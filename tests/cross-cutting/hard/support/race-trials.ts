@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../../server/db/database.js';
-import { createEntry, events, getEntry, type EntryWorld } from '../../../support/entries.js';
+import { createEntry, type EntryWorld, type SyncWorld, type IntegrationWorld } from '../../../support/factories/index.js';
+import { events, getEntry } from '../../../support/entries.js';
 import { expectErrorBody, type ApiResponse } from '../../../support/http.js';
-import { providerCreates, push, syncRows, type SyncWorld } from '../../../accounting/sync/helpers.js';
-import type { IntegrationWorld } from '../../../integrations/helpers.js';
+import { providerCreates, push, syncRows } from '../../../accounting/sync/helpers.js';
 import type { Rng } from './rng.js';
 
 /**
