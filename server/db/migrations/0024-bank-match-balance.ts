@@ -1,20 +1,7 @@
 import { sql, type Migration } from './types.js';
 
-/**
- * CONTRACT §14 "A match always balances", held by PostgreSQL at commit (issue 28): for every bank match, the
- * signed sum of its lines equals the signed sum of its entries (INCOME +, EXPENSE −), each entry has the account's
- * currency, and none is VOIDED, CANCELLED or REJECTED; a matched entry is reconciled (the core clears the flag only
- * after the match is gone, and migration 0014's guard refuses to clear it before).
- *
- * Deferred constraint triggers, because a match is written over several statements (the match, its entries, its
- * lines). They fire on what can unbalance a match: a line joining, leaving or changing its amount while matched;
- * an entry joining or leaving a match; a matched entry's amount, type, currency or status changing. The last one is
- * filtered by `is_reconciled` (matched implies reconciled, checked here), so the writes of the many unmatched
- * entries never queue a check.
- */
-export const m0024: Migration = {
-  name: '0024-bank-match-balance',
-  up: sql(`
+/** 0024's check (0041 redefines it with index-only plans and restores this one on the way down). */
+export const BANK_MATCH_ENFORCE_0024 = `
     CREATE FUNCTION bank_match_enforce(m uuid) RETURNS void LANGUAGE plpgsql AS $$
     DECLARE
       v record;
@@ -44,6 +31,24 @@ export const m0024: Migration = {
           USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
       END IF;
     END $$;
+`;
+
+/**
+ * CONTRACT §14 "A match always balances", held by PostgreSQL at commit (issue 28): for every bank match, the
+ * signed sum of its lines equals the signed sum of its entries (INCOME +, EXPENSE −), each entry has the account's
+ * currency, and none is VOIDED, CANCELLED or REJECTED; a matched entry is reconciled (the core clears the flag only
+ * after the match is gone, and migration 0014's guard refuses to clear it before).
+ *
+ * Deferred constraint triggers, because a match is written over several statements (the match, its entries, its
+ * lines). They fire on what can unbalance a match: a line joining, leaving or changing its amount while matched;
+ * an entry joining or leaving a match; a matched entry's amount, type, currency or status changing. The last one is
+ * filtered by `is_reconciled` (matched implies reconciled, checked here), so the writes of the many unmatched
+ * entries never queue a check.
+ */
+export const m0024: Migration = {
+  name: '0024-bank-match-balance',
+  up: sql(`
+${BANK_MATCH_ENFORCE_0024}
 
     CREATE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

@@ -1,3 +1,4 @@
+import { BANK_MATCH_ENFORCE_0024 } from './0024-bank-match-balance.js';
 import { sql, type Migration } from './types.js';
 
 /**
@@ -45,35 +46,5 @@ export const m0041: Migration = {
       END IF;
     END $$;
   `),
-  down: sql(`
-    CREATE OR REPLACE FUNCTION bank_match_enforce(m uuid) RETURNS void LANGUAGE plpgsql AS $$
-    DECLARE
-      v record;
-    BEGIN
-      SELECT a.currency,
-             (SELECT COALESCE(sum(l.amount_cents), 0) FROM bank_lines l WHERE l.match_id = m) AS lines_cents,
-             COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS entries_cents,
-             count(*) FILTER (WHERE e.entry_status IN ('VOIDED', 'CANCELLED', 'REJECTED')) AS dead,
-             count(*) FILTER (WHERE e.base_currency <> a.currency) AS foreign,
-             count(*) FILTER (WHERE NOT e.is_reconciled) AS unreconciled
-        INTO v
-        FROM bank_matches bm
-        JOIN bank_accounts a ON a.id = bm.bank_account_id
-        LEFT JOIN bank_match_entries me ON me.match_id = bm.id
-        LEFT JOIN entries e ON e.id = me.entry_id
-       WHERE bm.id = m
-       GROUP BY a.currency;
-      IF NOT FOUND THEN
-        RETURN; -- the match is gone (dissolved or deleted)
-      END IF;
-      IF v.lines_cents <> v.entries_cents THEN
-        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', m, v.lines_cents, v.entries_cents
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-      IF v.dead > 0 OR v.foreign > 0 OR v.unreconciled > 0 THEN
-        RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', m, v.currency
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-    END $$;
-  `),
+  down: sql(BANK_MATCH_ENFORCE_0024.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')),
 };
