@@ -12,6 +12,16 @@ export const currencyExponentSql = (column: string): string =>
     .map(([code, exponent]) => `WHEN '${code}' THEN ${exponent}`)
     .join(' ')} ELSE 2 END`;
 
+/**
+ * SQL VALUES rows `(code, unit)`: one minor unit in major units, as an exact numeric, of each currency whose
+ * exponent is not 2 (`('JPY', 1)`, `('KWD', 0.001)`). `amount_cents * unit` then has the currency's exponent
+ * as its scale, so its text is the decimal in major units (12345 × 0.01 → 123.45, 5 × 0.01 → 0.05), as formatMinorUnits writes it.
+ */
+export const minorUnitValuesSql = (): string =>
+  Object.entries(EXPONENTS)
+    .map(([code, exponent]) => `('${code}', ${exponent === 0 ? '1' : (10 ** -exponent).toFixed(exponent)})`)
+    .join(', ');
+
 /** Minor units → decimal string in major units, exact (no floating point): 12345 USD → "123.45". */
 export function formatMinorUnits(amount: number, currency: string): string {
   const exponent = currencyExponent(currency);

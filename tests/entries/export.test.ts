@@ -97,6 +97,13 @@ beforeAll(async () => {
   });
   ids.small = await entry({ amountCents: 5, entryDate: '2026-02-04', description: '-minus', reference: '\tTabbed' });
   ids.otherProject = await entry({ amountCents: 100, projectId: ws.projectIds[1], entryDate: '2026-02-05' });
+  ids.quoted = await entry({
+    amountCents: 7,
+    entryDate: '2026-02-06',
+    description: "O'Brien \\ 50% off",
+    toPartyId: acme.id,
+    tagIds: [alpha.id],
+  });
   await api.patch(`/entries/${ids.usd}/reconcile`, { isReconciled: true }, { token });
 });
 
@@ -111,7 +118,7 @@ describe('GET /entries/export/csv', () => {
     expect(res.text.startsWith(`${HEADER}\r\n`)).toBe(true);
     const rows = parseCsv(res.text);
     expect(rows[0].join(',')).toBe(HEADER);
-    expect(rows.slice(1).map((r) => Number(r[0]))).toEqual([ids.usd, ids.jpy, ids.kwd, ids.small, ids.otherProject]);
+    expect(rows.slice(1).map((r) => Number(r[0]))).toEqual([ids.usd, ids.jpy, ids.kwd, ids.small, ids.otherProject, ids.quoted]);
   });
 
   it('formats amounts by ISO 4217 exponent, party names, tags by name, reconciled flag', async () => {
@@ -168,6 +175,46 @@ describe('GET /entries/export/csv', () => {
     expect(none.text).toBe(`${HEADER}\r\n`);
   });
 
+  it('every filter at once selects the one row it describes', async () => {
+    const [alpha] = await Tag.findAll({ where: { workspaceId: ws.id, name: 'alpha' } });
+    const [acme] = await Party.findAll({ where: { workspaceId: ws.id, name: 'Acme, Inc.' } });
+    const query = {
+      workspaceId: ws.id,
+      projectId: ws.projectIds[0],
+      tagIds: String(alpha.id),
+      entryType: 'EXPENSE',
+      entryStatus: 'PENDING',
+      fromDate: '2026-02-01',
+      toDate: '2026-02-01',
+      partyId: acme.id,
+      amountMin: 12345,
+      amountMax: 12345,
+      isReconciled: 'true',
+      search: 'chairs',
+    };
+    const rows = parseCsv((await api.get('/entries/export/csv', { token, query })).text);
+    expect(rows.slice(1).map((r) => Number(r[0]))).toEqual([ids.usd]);
+    const unreconciled = await api.get('/entries/export/csv', { token, query: { ...query, isReconciled: 'false' } });
+    expect(unreconciled.text).toBe(`${HEADER}\r\n`);
+  });
+
+  it('a search with quotes, backslashes and wildcards is matched as text, never as SQL', async () => {
+    const exact = await api.get('/entries/export/csv', { token, query: { workspaceId: ws.id, search: "O'Brien \\ 50%" } });
+    expect(
+      parseCsv(exact.text)
+        .slice(1)
+        .map((r) => Number(r[0])),
+    ).toEqual([ids.quoted]);
+    expect(parseCsv(exact.text)[1][6]).toBe("O'Brien \\ 50% off");
+    for (const search of ["x'); DROP TABLE entries; --", "\\'; SELECT 1; --", '$1', '%_%']) {
+      const res = await api.get('/entries/export/csv', { token, query: { workspaceId: ws.id, search } });
+      expect(res.status).toBe(200);
+      expect(res.text).toBe(`${HEADER}\r\n`);
+    }
+    const all = await api.get('/entries/export/csv', { token, query: { workspaceId: ws.id } });
+    expect(parseCsv(all.text)).toHaveLength(7);
+  });
+
   it('refuses without entry.export, for a foreign workspace, with bad filters and without a token', async () => {
     const noPerm = await actor(api, { workspaceId: ws.id, permissions: ['entry.create'] });
     expectErrorBody(await api.get('/entries/export/csv', { token: noPerm.token, query: { workspaceId: ws.id } }), 403, 'FORBIDDEN');
@@ -188,5 +235,6 @@ describe('GET /entries/export/csv', () => {
     const t = await login(api, user);
     const rows = parseCsv((await api.get('/entries/export/csv', { token: t, query: { workspaceId: ws.id } })).text);
     expect(rows.slice(1).map((r) => Number(r[0]))).toEqual([ids.otherProject]);
+    expect(rows[0].join(',')).toBe(HEADER);
   });
 });

@@ -1,5 +1,4 @@
 import { Router, type Request, type Response } from 'express';
-import { Readable } from 'node:stream';
 import { z } from 'zod/v4';
 import { parseInput } from '../../lib/errors.js';
 import { todayUtc } from '../../lib/dates.js';
@@ -15,23 +14,16 @@ const ExportOptions = z.object({
   bom: QueryBool.optional().describe('true: the file starts with a UTF-8 byte-order mark (EF BB BF), so that Excel reads it as UTF-8'),
 });
 
-/** U+FEFF, which UTF-8 encodes as EF BB BF. */
-async function* withByteOrderMark(lines: AsyncIterable<string>): AsyncGenerator<string> {
-  yield '\uFEFF';
-  yield* lines;
-}
-
 /** GET /entries/export/csv: every matching row, streamed from a server-side cursor. */
 async function exportCsv(req: Request, res: Response, actor: Actor): Promise<void> {
   const { bom, ...query } = req.query;
   const options = parseInput(ExportOptions, { bom });
   const filters = parseInput(EntryFiltersChecked, query);
-  const lines = entriesCsv(filters, scope.workspaceReach(actor, filters.workspaceId));
-  const text = Readable.from(options.bom ? withByteOrderMark(lines) : lines, { objectMode: false });
+  const csv = await entriesCsv(filters, scope.workspaceReach(actor, filters.workspaceId), { byteOrderMark: options.bom });
   res.status(200);
   res.setHeader('Content-Type', 'text/csv; charset=utf-8');
   res.setHeader('Content-Disposition', `attachment; filename="entries-${filters.workspaceId}-${todayUtc()}.csv"`);
-  await streamToResponse(res, text);
+  await streamToResponse(res, csv);
 }
 
 export function entriesExportRoutes(): Router {

@@ -1,5 +1,7 @@
-import { cursorBatches } from '../../db/cursor.js';
-import { currencyExponentSql } from '../../lib/money.js';
+import { pipeline, type Readable } from 'node:stream';
+import { copyOutStream } from '../../db/copy-out.js';
+import { CsvRecordEndsToCrlf } from '../../lib/csv-line-ends.js';
+import { minorUnitValuesSql } from '../../lib/money.js';
 import type { WorkspaceReach } from '../../lib/scope.js';
 import type { EntryFilters } from '../../../shared/contracts/entries.js';
 import { entryFilterSql } from './entry-filters.js';
@@ -19,30 +21,20 @@ export const CSV_HEADER = [
   'Tags',
 ];
 
-/**
- * SQL: the text in `x` as an RFC 4180 field ('' for NULL); a cell a spreadsheet would read as a
- * formula (= + - @ tab CR first) gets a leading apostrophe.
- */
-const textCell = (x: string) =>
-  `COALESCE('"' || replace(CASE WHEN ${x} ~ '^[=+@\\t\\r-]' THEN '''' || ${x} ELSE ${x} END, '"', '""') || '"', '')`;
+/** SQL: the text in `x`, with a leading apostrophe when a spreadsheet would read it as a formula (= + - @ tab CR first). */
+const textCell = (x: string) => `CASE WHEN ascii(${x}) IN (61, 43, 45, 64, 9, 13) THEN '''' || ${x} ELSE ${x} END`;
 
-/** SQL: amount_cents in major units with the currency's ISO 4217 exponent (exact, like formatMinorUnits). */
-const AMOUNT_CELL = `CASE WHEN fx.exponent = 0 THEN e.amount_cents::text
-  ELSE CASE WHEN e.amount_cents < 0 THEN '-' ELSE '' END || (abs(e.amount_cents) / fx.scale)::text || '.'
-       || lpad((abs(e.amount_cents) % fx.scale)::text, fx.exponent, '0') END`;
+/** The text columns, always quoted: an empty text is "", a missing one an empty cell. */
+const QUOTED_COLUMNS = ['description', 'reference', 'from_party', 'to_party', 'tags'];
 
-/**
- * Each CSV line is built by PostgreSQL, CRLF included: the server only joins a batch of lines
- * and writes it, so an export of a million rows costs little CPU and no per-row objects.
- */
-function csvLinesSql(where: string, orderBy: string): string {
-  return `SELECT e.id::text || ',' || e.entry_date::text || ',' || e.entry_type || ',' || e.entry_status || ','
-       || ${AMOUNT_CELL} || ',' || rtrim(e.base_currency) || ','
-       || ${textCell('e.description')} || ',' || ${textCell('e.reference')} || ','
-       || ${textCell('fp.name')} || ',' || ${textCell('tp.name')} || ','
-       || CASE WHEN e.is_reconciled THEN 'true' ELSE 'false' END || ',' || ${textCell('tg.names')} || E'\\r\\n'
+/** The export's rows, a column per CSV cell in CSV_HEADER's order, each formatted by PostgreSQL. */
+function csvRowsSql(where: string, orderBy: string): string {
+  return `SELECT e.id, e.entry_date, e.entry_type, e.entry_status, (e.amount_cents * COALESCE(mu.unit, 0.01))::text AS amount,
+       rtrim(e.base_currency) AS currency, ${textCell('e.description')} AS description,
+       ${textCell('e.reference')} AS reference, ${textCell('fp.name')} AS from_party, ${textCell('tp.name')} AS to_party,
+       CASE WHEN e.is_reconciled THEN 'true' ELSE 'false' END AS reconciled, ${textCell('tg.names')} AS tags
     FROM entries e
-    CROSS JOIN LATERAL (SELECT x AS exponent, (10 ^ x)::bigint AS scale FROM (SELECT ${currencyExponentSql('e.base_currency')} AS x) c) fx
+    LEFT JOIN (VALUES ${minorUnitValuesSql()}) AS mu(code, unit) ON mu.code = rtrim(e.base_currency)
     LEFT JOIN parties fp ON fp.id = e.from_party_id
     LEFT JOIN parties tp ON tp.id = e.to_party_id
     LEFT JOIN LATERAL (SELECT string_agg(t.name, '; ' ORDER BY t.name) AS names
@@ -50,13 +42,17 @@ function csvLinesSql(where: string, orderBy: string): string {
    WHERE ${where} ORDER BY ${orderBy}`;
 }
 
-/** The CSV export of CONTRACT §5 for the entries `filters` select within `reach`: the header line, then batches of lines. */
-export async function* entriesCsv(filters: EntryFilters, reach: WorkspaceReach): AsyncGenerator<string> {
+/**
+ * The CSV export of CONTRACT §5 for the entries `filters` select within `reach`, as a byte stream:
+ * PostgreSQL writes the file (`COPY (…) TO STDOUT (FORMAT csv)`, RFC 4180 quoting) and the server
+ * only turns its LF record ends into CRLF, so a million rows cost little server CPU and no per-row
+ * objects. `byteOrderMark`: the file starts with U+FEFF (EF BB BF), for Excel.
+ */
+export async function entriesCsv(filters: EntryFilters, reach: WorkspaceReach, opts: { byteOrderMark?: boolean } = {}): Promise<Readable> {
   const { where, orderBy, params } = entryFilterSql(filters, reach);
-  yield `${CSV_HEADER.join(',')}\r\n`;
-  for await (const batch of cursorBatches<[string]>(csvLinesSql(where, orderBy), params, { rowMode: 'array' })) {
-    let chunk = '';
-    for (const [line] of batch) chunk += line;
-    yield chunk;
-  }
+  const rows = await copyOutStream(csvRowsSql(where, orderBy), params, `(FORMAT csv, FORCE_QUOTE (${QUOTED_COLUMNS.join(', ')}))`);
+  const csv = new CsvRecordEndsToCrlf();
+  csv.push(`${opts.byteOrderMark ? '\uFEFF' : ''}${CSV_HEADER.join(',')}\r\n`, 'utf8');
+  // an error on either side, or the reader going away, destroys both (and so closes the COPY's connection)
+  return pipeline(rows, csv, () => undefined);
 }
