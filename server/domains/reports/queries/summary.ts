@@ -64,13 +64,11 @@ export async function summaryReport(s: ReportScope, f: ReportFilters): Promise<S
 type NormalizedRow = {
   base: string;
   currency: string | null;
-  converted: boolean | null;
   income_cents: number;
   expense_cents: number;
   entry_count: number;
-  currency_income_cents: number;
-  currency_expense_cents: number;
-  currency_count: number;
+  converted_count: number;
+  unconverted_net_cents: number;
   total_income_cents: number | null;
   total_expense_cents: number | null;
   total_count: number | null;
@@ -80,53 +78,45 @@ type NormalizedRow = {
 /**
  * CONTRACT §17, normalize=true: totals, count and average over the entries that have an
  * amountBaseCents, in the workspace base currency (currency = base, never MIXED); the entries
- * without one reported as `unconverted` (signed net per currency). One pass grouping by
- * (currency, converted); the breakdown keeps every counted entry in its own currency.
+ * without one reported as `unconverted` (signed net per currency). One pass grouping by currency,
+ * as the plain summary does (the same index, in its order): sums over amount_base_cents skip the
+ * entries without one, and FILTERs keep the unconverted apart. The breakdown keeps every counted
+ * entry in its own currency.
  */
 async function normalizedSummaryReport(s: ReportScope, f: ReportFilters): Promise<SummaryReport> {
   const params = new Params();
   const where = countedEntriesWhere({ ...f, normalize: false }, s.reach, params);
   const rows = await selectRows<NormalizedRow>(
-    `SELECT w.base_currency::text AS base, c.currency, c.converted, c.income_cents, c.expense_cents, c.entry_count,
-            sum(c.income_cents) OVER per_currency AS currency_income_cents,
-            sum(c.expense_cents) OVER per_currency AS currency_expense_cents,
-            sum(c.entry_count) OVER per_currency AS currency_count,
-            sum(c.base_income_cents) FILTER (WHERE c.converted) OVER () AS total_income_cents,
-            sum(c.base_expense_cents) FILTER (WHERE c.converted) OVER () AS total_expense_cents,
-            sum(c.entry_count) FILTER (WHERE c.converted) OVER () AS total_count,
-            round(sum(c.base_cents) FILTER (WHERE c.converted) OVER () / sum(c.entry_count) FILTER (WHERE c.converted) OVER ()) AS avg_cents
+    `SELECT w.base_currency::text AS base, c.currency, c.income_cents, c.expense_cents, c.entry_count,
+            c.converted_count, c.unconverted_net_cents,
+            sum(c.base_income_cents) OVER () AS total_income_cents,
+            sum(c.base_expense_cents) OVER () AS total_expense_cents,
+            sum(c.converted_count) OVER () AS total_count,
+            round(sum(c.base_cents) OVER () / NULLIF(sum(c.converted_count) OVER (), 0)) AS avg_cents
        FROM workspaces w
-       LEFT JOIN (SELECT e.base_currency::text AS currency, e.amount_base_cents IS NOT NULL AS converted,
+       LEFT JOIN (SELECT e.base_currency::text AS currency,
                          COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS income_cents,
                          COALESCE(sum(e.amount_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
+                         count(*) AS entry_count,
                          COALESCE(sum(e.amount_base_cents) FILTER (WHERE e.entry_type = 'INCOME'), 0) AS base_income_cents,
                          COALESCE(sum(e.amount_base_cents) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS base_expense_cents,
                          sum(e.amount_base_cents) AS base_cents,
-                         count(*) AS entry_count
+                         count(e.amount_base_cents) AS converted_count,
+                         COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END)
+                                    FILTER (WHERE e.amount_base_cents IS NULL), 0) AS unconverted_net_cents
                     FROM entries e
                    WHERE ${where}
-                   GROUP BY 1, 2) c ON true
+                   GROUP BY e.base_currency) c ON true
       WHERE w.id = ${params.add(f.workspaceId)}
-     WINDOW per_currency AS (PARTITION BY c.currency)
-      ORDER BY c.currency, c.converted`,
+      ORDER BY c.currency`,
     params,
     s.tx,
   );
   const groups = rows.filter((r): r is NormalizedRow & { currency: string } => r.currency !== null);
-  const breakdown = new Map<string, SummaryReport['currencyBreakdown'][number]>();
-  for (const r of groups) {
-    breakdown.set(r.currency, {
-      currency: r.currency,
-      incomeCents: r.currency_income_cents,
-      expenseCents: r.currency_expense_cents,
-      netCents: r.currency_income_cents - r.currency_expense_cents,
-      entryCount: r.currency_count,
-    });
-  }
   const unconverted = unconvertedOf(
     groups
-      .filter((r) => !r.converted)
-      .map((r) => ({ currency: r.currency, entry_count: r.entry_count, net_cents: r.income_cents - r.expense_cents })),
+      .filter((r) => r.entry_count > r.converted_count)
+      .map((r) => ({ currency: r.currency, entry_count: r.entry_count - r.converted_count, net_cents: r.unconverted_net_cents })),
   );
   const totals = rows[0];
   const income = totals.total_income_cents ?? 0;
@@ -138,9 +128,15 @@ async function normalizedSummaryReport(s: ReportScope, f: ReportFilters): Promis
     entryCount: totals.total_count ?? 0,
     avgTransactionCents: totals.avg_cents ?? 0,
     currency: totals.base,
-    currencies: [...breakdown.keys()],
+    currencies: groups.map((r) => r.currency),
     isCurrencyMixed: false,
-    currencyBreakdown: [...breakdown.values()],
+    currencyBreakdown: groups.map((r) => ({
+      currency: r.currency,
+      incomeCents: r.income_cents,
+      expenseCents: r.expense_cents,
+      netCents: r.income_cents - r.expense_cents,
+      entryCount: r.entry_count,
+    })),
     unconverted,
   };
 }
