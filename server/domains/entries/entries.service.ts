@@ -1,5 +1,4 @@
 import { QueryTypes } from 'sequelize';
-import { CommitGroup } from '../../db/commit-group.js';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { badRequest, notFound } from '../../lib/errors.js';
 import { creatorOf, scope, type Actor } from '../../lib/scope.js';
@@ -35,19 +34,12 @@ async function projectForActor(actor: Actor, projectId: number, tx: Transaction)
   return { id: projectId, workspace_id: workspaceId };
 }
 
-/**
- * Creates that arrive while CREATE_LANES creates are in flight are written together in one transaction
- * (server/db/commit-group.ts: each keeps its own outcome). A create's transaction takes only shared locks, so
- * two lanes' groups do not wait on each other; a lost race only sends a group's creates again one by one.
- */
-export const createCommits = new CommitGroup({ name: 'entry_create', lanes: 4, maxItems: 16 });
-
 export async function createEntry(actor: Actor, input: CreateEntryInput): Promise<EntryObject> {
   if (input.items?.length) {
     const sum = input.items.reduce((s, it) => s + it.amountCents, 0);
     if (sum !== input.amountCents) throw badRequest(`Line items sum to ${sum}, not to amountCents ${input.amountCents}`);
   }
-  return createCommits.run(async (tx) => {
+  return transaction(async (tx) => {
     const project = await projectForActor(actor, input.projectId, tx);
     const row = await createEntryRow(
       tx,
