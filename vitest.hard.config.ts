@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The slow suites: crash tests, many randomized race trials, clients generated in other languages, and the
+ * The slow suites: crash tests, many randomized race trials, clients generated in other languages, the
+ * Schemathesis conformance run (tests/conformance), and the
  * fuzz, access-matrix, token-attack, SSRF and ledger-property suites of npm test again with their long budget
  * (TEST_BUDGET=hard, tests/support/budget.ts: the same files, larger budgets).
  */
@@ -10,6 +11,8 @@ export default defineConfig({
     include: [
       'tests/cross-cutting/hard/**/*.test.ts',
       'tests/generated-clients/**/*.walk.test.ts',
+      // not *.test.ts: npm test (tests/**/*.test.ts) leaves this 3-minute run to test:hard
+      'tests/conformance/schemathesis.hard.ts',
       'tests/cross-cutting/security/fuzz.test.ts',
       'tests/cross-cutting/security/access-matrix.test.ts',
       'tests/cross-cutting/security/auth-attacks.test.ts',

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Issue 30: Schemathesis (pinned in tests/conformance/requirements.txt) against a running service and the
-# committed openapi.json, with all its default checks. Starts the service on 127.0.0.1 with its own
-# embedded PostgreSQL in a throwaway DATA_DIR (demo data seeded, so ids exist), logs in as the admin and
-# fuzzes every operation except the two that end the session (logout, refresh). Exits with
-# Schemathesis' status (0: no failure). Usage: scripts/schemathesis.sh [max examples per operation, default 20]
-# [more st run options, e.g. --exclude-checks positive_data_acceptance]
+# committed openapi.json, with all its default checks; its configuration is tests/conformance/schemathesis.toml
+# (which says what it changes, and why) and its one hook tests/conformance/hooks.py. Starts the service on
+# 127.0.0.1 with its own embedded PostgreSQL in a throwaway DATA_DIR (demo data seeded, so ids exist) and a
+# clean environment, logs in as the admin and fuzzes every operation except the two that end the session
+# (logout, refresh). Exits with Schemathesis' status (0: no failure). Run by
+# tests/conformance/schemathesis.hard.ts (npm run test:hard).
+# Usage: scripts/schemathesis.sh [max examples per operation, default 20] [more st run options]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,13 +26,28 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 PORT="$(free_port)"
 PG_PORT="$(free_port)"
 DATA_DIR="$(mktemp -d)"
+# The JUnit report and the HAR of every request and response; kept when SCHEMATHESIS_REPORT_DIR names a directory.
+REPORT_DIR="${SCHEMATHESIS_REPORT_DIR:-$DATA_DIR/report}"
 chmod 755 "$DATA_DIR" # run as root, embedded PostgreSQL initialises it as its own user
 PASSWORD="schemathesis-$(date +%s)-pw"
-HOST=127.0.0.1 PORT="$PORT" EMBEDDED_PG_PORT="$PG_PORT" DATA_DIR="$DATA_DIR" ADMIN_PASSWORD="$PASSWORD" SEED_DEMO=true LOG_LEVEL=warn \
+# env -i: nothing of the caller's environment (a DATABASE_URL, WEBHOOK_ALLOW_PRIVATE_HOSTS, limits) reaches it.
+# Generated webhook and provider URLs name hosts anywhere: the service looks them up (its address guard) and
+# calls some (a test delivery). A slow resolver answer or host must not outlast a request's timeout, so DNS
+# gives up after one 1-second try (RES_OPTIONS, read by the C library's resolver) and outbound calls after 2 s.
+env -i PATH="$PATH" HOME="$HOME" HOST=127.0.0.1 PORT="$PORT" EMBEDDED_PG_PORT="$PG_PORT" DATA_DIR="$DATA_DIR" \
+  ADMIN_PASSWORD="$PASSWORD" SEED_DEMO=true LOG_LEVEL=warn RES_OPTIONS='timeout:1 attempts:1' \
+  WEBHOOK_TIMEOUT_MS=2000 ACCOUNTING_PROVIDER_TIMEOUT_MS=2000 \
   node --import tsx server/main.ts >"$DATA_DIR/server.log" 2>&1 &
 SERVER=$!
-cleanup() { kill "$SERVER" 2>/dev/null || true; wait "$SERVER" 2>/dev/null || true; rm -rf "$DATA_DIR"; }
+FUZZER=
+cleanup() {
+  [ -n "$FUZZER" ] && kill "$FUZZER" 2>/dev/null || true
+  kill "$SERVER" 2>/dev/null || true
+  wait 2>/dev/null || true
+  rm -rf "$DATA_DIR"
+}
 trap cleanup EXIT
+trap 'exit 143' TERM INT # killed (a test's timeout): still stop the fuzzer and the service
 
 ready=
 for _ in $(seq 1 300); do
@@ -42,14 +59,48 @@ if [ -z "$ready" ]; then
   cat "$DATA_DIR/server.log" >&2
   exit 1
 fi
-LOGIN="$(curl -s -X POST "http://127.0.0.1:$PORT/auth/login" -H 'Content-Type: application/json' \
-  -d "{\"email\":\"admin@example.com\",\"password\":\"$PASSWORD\"}")"
-TOKEN="$(printf '%s' "$LOGIN" | node -pe 'JSON.parse(require("fs").readFileSync(0)).access_token' 2>/dev/null)" || {
-  echo "login failed: $LOGIN" >&2
-  tail -20 "$DATA_DIR/server.log" >&2
-  exit 1
+BASE="http://127.0.0.1:$PORT"
+# api METHOD PATH JSON-BODY FIELD: print FIELD (a dotted path) of the JSON answer; fail loudly otherwise
+api() {
+  local auth=() answer
+  [ -n "${TOKEN:-}" ] && auth=(-H "Authorization: Bearer $TOKEN")
+  answer="$(curl -s -X "$1" "$BASE$2" "${auth[@]}" -H 'Content-Type: application/json' ${3:+-d "$3"})"
+  printf '%s' "$answer" | node -e '
+    const v = process.argv[1].split(".").reduce((o, k) => o?.[k], JSON.parse(require("fs").readFileSync(0, "utf8")));
+    if (v === undefined) process.exit(1);
+    console.log(v);' "$4" 2>/dev/null || {
+    echo "$1 $2 failed: $answer" >&2
+    tail -20 "$DATA_DIR/server.log" >&2
+    exit 1
+  }
 }
+TOKEN="$(api POST /auth/login "{\"email\":\"admin@example.com\",\"password\":\"$PASSWORD\"}" access_token)"
+# The run's own user, and a spare user (a member of the demo workspace 1 and its project 1) that
+# tests/conformance/hooks.py puts in its place where a request would edit, deactivate or remove it.
+SCHEMATHESIS_ADMIN_USER_ID="$(api GET /auth/me '' id)"
+SCHEMATHESIS_SPARE_USER_ID="$(api POST /users \
+  "{\"email\":\"spare@schemathesis.test\",\"name\":\"Spare\",\"password\":\"$PASSWORD\",\"permissions\":[]}" id)"
+api POST /workspaces/1/members "{\"userId\":\"$SCHEMATHESIS_SPARE_USER_ID\"}" userId >/dev/null
+api POST /projects/1/members "{\"userId\":\"$SCHEMATHESIS_SPARE_USER_ID\"}" userId >/dev/null
+export SCHEMATHESIS_ADMIN_USER_ID SCHEMATHESIS_SPARE_USER_ID
+export SCHEMATHESIS_HOOKS=tests/conformance/hooks.py
+export HYPOTHESIS_STORAGE_DIRECTORY="$DATA_DIR/hypothesis" # not .hypothesis/ in the repo
 
-"$VENV/bin/st" run openapi.json --url "http://127.0.0.1:$PORT" -H "Authorization: Bearer $TOKEN" \
-  --max-examples "$MAX_EXAMPLES" --seed 1 --workers 2 --exclude-path-regex '^/auth/(logout|refresh)$' \
-  --report junit --report-dir "$DATA_DIR/report" "$@"
+# One worker: with two, Schemathesis' threads parse source concurrently (Hypothesis describes its filter
+# lambdas with ast.parse), which CPython can fail with "SystemError: AST constructor recursion depth mismatch"
+# (seen with 3.11.7; CPython issue gh-106905), ending the run with an internal error. A fixed seed and no
+# example database (nothing kept between runs) make every run draw the same cases, as far as the service's
+# answers (new ids, times) let it. A request may take 30 s (default 10) before it counts as a network error,
+# for a busy machine. The access token lasts 15 minutes (CONTRACT §4): a run must end before that.
+"$VENV/bin/st" --config-file tests/conformance/schemathesis.toml run openapi.json --url "http://127.0.0.1:$PORT" \
+  -H "Authorization: Bearer $TOKEN" --max-examples "$MAX_EXAMPLES" --seed 1 --workers 1 --generation-database none \
+  --request-timeout 30 \
+  --exclude-path-regex '^/auth/(logout|refresh)$' --no-color --report junit,har --report-dir "$REPORT_DIR" "$@" &
+FUZZER=$! # in the background, so that a TERM is handled at once (bash waits for a foreground command first)
+wait "$FUZZER" || status=$?
+FUZZER=
+if [ "${status:-0}" -ne 0 ]; then
+  echo "--- last lines of the service log ---" >&2
+  tail -40 "$DATA_DIR/server.log" >&2
+fi
+exit "${status:-0}"
