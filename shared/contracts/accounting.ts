@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntId,
@@ -60,8 +61,14 @@ export const ConnectionConfigInput = z
 
 /** The connection rules refuse a config whose JSON is longer (so no key of it is longer either). */
 export const CONFIG_JSON_MAX = 16 * 1024;
-const Cron = z.string().trim().min(1).max(200).describe('5-field cron expression (minute hour day-of-month month day-of-week)');
-const ConnectionName = z.string().trim().min(1).max(200);
+const Cron = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .meta({ pattern: NON_BLANK_PATTERN })
+  .describe('5-field cron expression (minute hour day-of-month month day-of-week)');
+const ConnectionName = z.string().trim().min(1).max(200).meta({ pattern: NON_BLANK_PATTERN });
 export const MAX_CONNECTION_PROJECTS = 1000;
 const ProjectIds = z.array(IntId).max(MAX_CONNECTION_PROJECTS);
 
@@ -120,9 +127,9 @@ export const BackfillResult = z.object({ queued: CountValue });
 
 export const AccountType = z.enum(['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE']);
 const CATEGORY_CODE_MAX = 50;
-const CategoryCode = z.string().trim().min(1).max(CATEGORY_CODE_MAX);
-const CategoryName = z.string().trim().min(1).max(NAME_MAX);
-const ExternalId = z.string().trim().min(1).max(EXTERNAL_ID_MAX);
+const CategoryCode = z.string().trim().min(1).max(CATEGORY_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const CategoryName = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const ExternalId = z.string().trim().min(1).max(EXTERNAL_ID_MAX).meta({ pattern: NON_BLANK_PATTERN });
 
 export const CategoryObject = z.object({
   id: Uuid,
@@ -177,8 +184,8 @@ const PartyMappingFields = z
   .object({
     partyId: IntId,
     externalId: ExternalId,
-    externalType: z.string().trim().min(1).max(EXTERNAL_TYPE_MAX),
-    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX),
+    externalType: z.string().trim().min(1).max(EXTERNAL_TYPE_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
   })
   .strict();
 
@@ -213,14 +220,15 @@ export const TaxMappingObject = z.object({
 export const CreateTaxMappingInput = z
   .object({
     connectionId: Uuid,
-    taxCode: z.string().trim().min(1).max(TAX_CODE_MAX),
+    taxCode: z.string().trim().min(1).max(TAX_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN }),
     externalTaxCodeId: ExternalId,
-    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).optional(),
+    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
     ratePercent: z
       .number()
       .min(0)
       .max(1000)
       .refine((v) => Math.round(v * 10_000) / 10_000 === v, 'at most 4 decimal places')
+      .meta({ multipleOf: 0.0001 })
       .optional(),
   })
   .strict();
@@ -233,7 +241,7 @@ export const MappingIdInput = z.object({ id: Uuid });
 /* ---------- reviews (CONTRACT §8) ---------- */
 
 export const ReviewStatus = z.enum(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED', 'CANCELLED']);
-const Notes = z.string().trim().min(1).max(TEXT_MAX);
+const Notes = z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN });
 
 export const ReviewObject = z.object({
   id: Uuid,

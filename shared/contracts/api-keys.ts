@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { PERMISSIONS, type Permission } from '../permissions.js';
 import { PermissionName, PermissionValue } from './auth.js';
@@ -41,7 +42,7 @@ const GrantablePermission = PermissionName.refine((p) => !NON_GRANTABLE_TO_KEYS.
 export const CreateApiKeyInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(100),
+    name: z.string().trim().min(1).max(100).meta({ pattern: NON_BLANK_PATTERN }),
     permissions: z.array(GrantablePermission).max(PERMISSIONS.length),
     projectIds: z.array(IntId).max(MAX_API_KEY_PROJECTS).optional(),
     expiresAt: z.iso.datetime({ offset: true }).meta({ maxLength: 40 }).optional().describe('Must lie in the future'),

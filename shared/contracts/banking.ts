@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntId,
@@ -77,7 +78,7 @@ export const BankAccountObject = z.object({
   updatedAt: Timestamp,
 });
 
-const Name = z.string().trim().min(1).max(NAME_MAX);
+const Name = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
 const OpeningBalance = z.number().int().min(-MAX_AMOUNT_CENTS).max(MAX_AMOUNT_CENTS);
 const Tolerance = z.number().int().min(0).max(30);
 
@@ -147,11 +148,13 @@ export const ImportFields = z
   })
   .strict();
 
-export const ImportForm = z.object({
-  file: z.string().meta({ format: 'binary', maxLength: 26_214_400 }).describe('The statement file (CSV, OFX or camt.053)'),
-  format: StatementFormat.optional(),
-  csvMapping: z.string().max(10_000).optional().describe('CsvMapping as JSON text'),
-});
+export const ImportForm = z
+  .object({
+    file: z.string().meta({ format: 'binary', maxLength: 26_214_400 }).describe('The statement file (CSV, OFX or camt.053)'),
+    format: StatementFormat.optional(),
+    csvMapping: z.string().max(10_000).optional().describe('CsvMapping as JSON text'),
+  })
+  .strict();
 
 /* ---------- lines ---------- */
 
@@ -181,12 +184,14 @@ export const ListLinesQuery = z.object({
   status: LineStatus.optional(),
   fromDate: IsoDate.optional(),
   toDate: IsoDate.optional(),
-  search: z.string().trim().min(1).max(200).optional(),
+  search: z.string().trim().min(1).max(200).meta({ pattern: NON_BLANK_PATTERN }).optional(),
   ...PageQuery,
 });
 
 export const LinePath = z.object({ id: BigIntId });
-export const IgnoreLineInput = z.object({ id: BigIntId, reason: z.string().trim().min(1).max(TEXT_MAX) }).strict();
+export const IgnoreLineInput = z
+  .object({ id: BigIntId, reason: z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }) })
+  .strict();
 
 /* ---------- suggestions ---------- */
 

@@ -111,3 +111,8 @@ export const ErrorBody = z.object({
   code: z.string(),
   issues: z.array(z.unknown()).optional(),
 });
+
+/** Characters String.prototype.trim removes (ECMAScript WhiteSpace and LineTerminator), written as themselves. */
+const TRIMMED = '\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
+/** A text that is not blank once trimmed, without NUL: what `.trim().min(1)` accepts, as a pattern. */
+export const NON_BLANK_PATTERN = `^[^\\x00]*[^\\x00${TRIMMED}][^\\x00]*$`;

@@ -75,7 +75,7 @@ export const InboxDocumentObject = z.object({
 });
 
 export const InboxUploadFields = z.object({ workspaceId: IntId }).strict();
-export const InboxUploadForm = z.object({ workspaceId: z.number().int().positive(), file: BinaryBody });
+export const InboxUploadForm = z.object({ workspaceId: IntId, file: BinaryBody }).strict();
 
 export const ListInboxQuery = z.object({ workspaceId: IntId, status: InboxStatus.optional(), ...PageQuery });
 export const InboxPage = Page(InboxDocumentObject);

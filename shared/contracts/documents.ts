@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { BigIntId, BigIntIdValue, CountValue, IntId, Sha256Hex, Text, TEXT_MAX, Timestamp, Uuid, UuidValue } from './common.js';
 
@@ -37,14 +38,18 @@ export const DocumentDecisionInput = DocumentPathInput.strict();
 export const RequestDocumentInput = z
   .object({
     entryId: BigIntId,
-    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX),
+    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
     documentType: DocumentType,
     comment: z.string().trim().max(TEXT_MAX).nullish(),
   })
   .strict();
 
 export const RejectDocumentInput = z
-  .object({ entryId: BigIntId, documentId: Uuid, reason: z.string().trim().min(1, 'reason is required').max(TEXT_MAX) })
+  .object({
+    entryId: BigIntId,
+    documentId: Uuid,
+    reason: z.string().trim().min(1, 'reason is required').max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+  })
   .strict();
 
 /** Query of the multipart upload: the workspace the entry belongs to (CONTRACT §6). */
@@ -58,15 +63,17 @@ export const FulfilFields = z.object({ documentType: DocumentType.optional() }).
 
 const BinaryFile = z.string().meta({
   format: 'binary',
+  minLength: 1,
   maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
   description: 'the file; its type is sniffed from the bytes; at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)',
 });
 
 /** OpenAPI shapes of the multipart bodies. */
-export const UploadForm = z.object({ file: BinaryFile, documentType: DocumentType });
-export const FulfilForm = z.object({ file: BinaryFile });
+export const UploadForm = z.object({ file: BinaryFile, documentType: DocumentType }).strict();
+export const FulfilForm = z.object({ file: BinaryFile, documentType: DocumentType.optional() }).strict();
 export const BinaryBody = z.string().meta({
   format: 'binary',
+  minLength: 1,
   maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
   description: 'the stored file, as uploaded (at most UPLOAD_LIMIT_BYTES, default 25 MiB)',
 });

@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntIdValue,
@@ -54,7 +55,7 @@ export const IntegrationWithKey = IntegrationObject.extend({
 export const CreateIntegrationInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX),
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
     projectIds: z.array(IntId).max(MAX_INTEGRATION_PROJECTS).optional(),
   })
   .strict();

@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { Country, EmailInput, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp } from './common.js';
 
@@ -16,7 +17,7 @@ export const PartyObject = z.object({
   updatedAt: Timestamp,
 });
 
-const Name = z.string().trim().min(1).max(NAME_MAX);
+const Name = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
 export const CreatePartyInput = z
   .object({
     workspaceId: IntId,
@@ -24,7 +25,7 @@ export const CreatePartyInput = z
     partyType: PartyType,
     country: Country.optional(),
     email: EmailInput.optional(),
-    taxId: z.string().trim().min(1).max(TAX_ID_MAX).optional(),
+    taxId: z.string().trim().min(1).max(TAX_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
   })
   .strict();
 export const UpdatePartyInput = z
@@ -34,7 +35,7 @@ export const UpdatePartyInput = z
     partyType: PartyType.optional(),
     country: Country.nullable().optional(),
     email: EmailInput.nullable().optional(),
-    taxId: z.string().trim().min(1).max(TAX_ID_MAX).nullable().optional(),
+    taxId: z.string().trim().min(1).max(TAX_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }).nullable().optional(),
   })
   .strict();
 

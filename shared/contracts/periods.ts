@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { IntId, IntIdValue, IsoDate, NAME_MAX, Text, Timestamp, Uuid, UuidValue } from './common.js';
 
@@ -13,7 +14,12 @@ export const PeriodObject = z.object({
   createdAt: Timestamp,
 });
 export const CreatePeriodInput = z
-  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(NAME_MAX), startDate: IsoDate, endDate: IsoDate })
+  .object({
+    workspaceId: IntId,
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    startDate: IsoDate,
+    endDate: IsoDate,
+  })
   .strict()
   .refine((p) => p.startDate <= p.endDate, { message: 'startDate must not be after endDate', path: ['endDate'] });
 export const PeriodIdInput = z.object({ id: Uuid });

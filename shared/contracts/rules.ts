@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntIdValue,
@@ -96,7 +97,7 @@ export const RuleAction = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('REQUEST_DOCUMENT'),
-      documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX),
+      documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
       documentType: DocumentType,
     })
     .strict(),
@@ -109,7 +110,7 @@ const Triggers = z
   .min(1)
   .max(RULE_TRIGGERS.length)
   .refine((t) => new Set(t).size === t.length, 'a trigger is named once');
-const RuleName = z.string().trim().min(1).max(NAME_MAX);
+const RuleName = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
 const Priority = z.number().int().min(0).max(1_000_000).describe('lower runs first');
 
 export const RuleObject = z.object({

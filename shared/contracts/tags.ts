@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { IntId, IntIdValue, NAME_MAX, QueryBool, Text, Timestamp, UuidValue } from './common.js';
 
@@ -21,10 +22,18 @@ export const ListTagsQuery = z.object({
   includeArchived: QueryBool.optional().describe('true lists deleted (archived) tags too'),
 });
 export const CreateTagInput = z
-  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(TAG_NAME_MAX), color: Color.optional() })
+  .object({
+    workspaceId: IntId,
+    name: z.string().trim().min(1).max(TAG_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    color: Color.optional(),
+  })
   .strict();
 export const UpdateTagInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(TAG_NAME_MAX).optional(), color: Color.nullable().optional() })
+  .object({
+    id: IntId,
+    name: z.string().trim().min(1).max(TAG_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    color: Color.nullable().optional(),
+  })
   .strict();
 
 export const EntrySourceObject = z.object({

@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { MAX_USER_PERMISSIONS, PermissionName, PermissionValue } from './auth.js';
 import { EmailInput, EmailValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
@@ -18,7 +19,7 @@ export const UserObject = z.object({
 export const CreateUserInput = z
   .object({
     email: Email,
-    name: z.string().trim().min(1).max(NAME_MAX),
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
     password: Password,
     permissions: z.array(PermissionName).max(MAX_USER_PERMISSIONS).default([]),
   })
@@ -27,7 +28,7 @@ export const CreateUserInput = z
 export const UpdateUserInput = z
   .object({
     id: Uuid,
-    name: z.string().trim().min(1).max(NAME_MAX).optional(),
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
     password: Password.optional(),
     /** required when changing one's own password (CONTRACT §4) */
     currentPassword: z.string().min(1).max(1000).optional(),

@@ -1,3 +1,4 @@
+import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { Currency, CurrencyValue, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
 
@@ -9,9 +10,15 @@ export const WorkspaceObject = z.object({
   updatedAt: Timestamp,
 });
 
-export const CreateWorkspaceInput = z.object({ name: z.string().trim().min(1).max(NAME_MAX), baseCurrency: Currency.optional() }).strict();
+export const CreateWorkspaceInput = z
+  .object({ name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }), baseCurrency: Currency.optional() })
+  .strict();
 export const UpdateWorkspaceInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(NAME_MAX).optional(), baseCurrency: Currency.optional() })
+  .object({
+    id: IntId,
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    baseCurrency: Currency.optional(),
+  })
   .strict();
 
 export const MemberObject = z.object({ userId: Uuid, email: EmailValue, name: Text(NAME_MAX), createdAt: Timestamp });
@@ -29,12 +36,20 @@ export const ProjectObject = z.object({
   updatedAt: Timestamp,
 });
 
-const ProjectCode = z.string().trim().min(1).max(PROJECT_CODE_MAX);
+const ProjectCode = z.string().trim().min(1).max(PROJECT_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN });
 export const CreateProjectInput = z
-  .object({ workspaceId: IntId, name: z.string().trim().min(1).max(NAME_MAX), code: ProjectCode.optional() })
+  .object({
+    workspaceId: IntId,
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    code: ProjectCode.optional(),
+  })
   .strict();
 export const UpdateProjectInput = z
-  .object({ id: IntId, name: z.string().trim().min(1).max(NAME_MAX).optional(), code: ProjectCode.nullable().optional() })
+  .object({
+    id: IntId,
+    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    code: ProjectCode.nullable().optional(),
+  })
   .strict();
 
 export type WorkspaceObject = z.infer<typeof WorkspaceObject>;

@@ -2,7 +2,17 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { db, transaction } from '../../server/db/database.js';
 import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS, type Permission } from '../../shared/permissions.js';
-import { actor, closePeriod, createEntry, makeTag, entryIn, entryWorld, type EntryWorld } from '../support/factories/index.js';
+import {
+  actor,
+  closePeriod,
+  createEntry,
+  makeTag,
+  entryIn,
+  entryWorld,
+  fxWorld,
+  putRate,
+  type EntryWorld,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import {
   ENTRY_KEYS,
@@ -222,6 +232,18 @@ describe('POST /entries/{id}/refund', () => {
       expectErrorBody(await post(w, `/entries/${original.id}/refund`, body), 400, 'BAD_REQUEST');
     }
     await expectUnchanged(w, original.id, before);
+  });
+
+  it('a refund above the amount alone is a 409 before anything is valued or written (Schemathesis found a 400 on the demo data)', async () => {
+    const fx = await fxWorld(api, 'USD');
+    await putRate(fx, 'EUR', '2026-01-10', '1.0842');
+    const original = await createEntry(fx, { baseCurrency: 'EUR', entryDate: '2026-01-10', amountCents: 400_000 });
+    expect(original.amountBaseCents).toBe(433_680);
+    const before = await snapshot(fx, original.id);
+    const res = await post(fx, `/entries/${original.id}/refund`, { amountCents: 999_999_999_999_999, entryDate: '2026-01-20' });
+    expectErrorBody(res, 409, 'CONFLICT');
+    expect(res.body.message).toBe(`A refund of 999999999999999 is above the amount 400000 of entry #${original.id}`);
+    await expectUnchanged(fx, original.id, before);
   });
 
   it('refuses more than what remains (409), counting earlier non-voided refunds; a voided refund frees its amount', async () => {

@@ -55,6 +55,11 @@ export async function refundEntry(
   return transaction(async (tx) => {
     const original = await lockEntry(actor, input.id, tx);
     assertDerivable(original, 'refunded');
+    // the cap (CONTRACT §5) on its own: a refund above the original's amount is a 409 whatever else is live, and is
+    // refused before its base-currency value, which may not fit the column, is computed
+    if (input.amountCents > Number(original.amount_cents)) {
+      throw conflict(`A refund of ${input.amountCents} is above the amount ${original.amount_cents} of entry #${original.id}`);
+    }
     const who = byUser(actor);
     const refund = await createEntryRow(
       tx,
