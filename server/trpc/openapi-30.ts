@@ -37,3 +37,23 @@ export function typeNullableReferences(doc: OpenAPIObject): void {
   visit(doc.paths);
   visit(doc.components);
 }
+
+/**
+ * Perl's OpenAPI::Client (its OAS 3.0 meta-schema, read by JSON::Validator) refuses a `multipleOf` below 1
+ * ("0.0001 <= minimum(1)"), though OAS 3.0 allows any number above 0. The 3.0 rendition leaves a fractional
+ * `multipleOf` out; the property's description states the rule (e.g. a tax rate's at most 4 decimal places).
+ */
+export function dropFractionalMultipleOf(doc: OpenAPIObject): void {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) return node.forEach(visit);
+    if (!node || typeof node !== 'object') return;
+    const schema = node as Schema;
+    if (typeof schema.multipleOf === 'number' && schema.multipleOf < 1) {
+      if (typeof schema.description !== 'string') throw new Error('openapi 3.0: a fractional multipleOf without a description to carry it');
+      delete schema.multipleOf;
+    }
+    Object.values(schema).forEach(visit);
+  };
+  visit(doc.paths);
+  visit(doc.components);
+}

@@ -18,7 +18,7 @@ import {
 import { addWebhooks } from './openapi-webhooks.js';
 import { describe } from './openapi-descriptions.js';
 import { addExamples } from './openapi-examples.js';
-import { typeNullableReferences } from './openapi-30.js';
+import { dropFractionalMultipleOf, typeNullableReferences } from './openapi-30.js';
 import '../http/express-routes.js';
 
 /** The access token (server/domains/auth/tokens.ts), described as RFC 8725 asks of a JWT scheme. */
@@ -110,7 +110,10 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   addIntegerFormats(doc);
   addSuccessHeaders(doc);
   addWebhooks(doc, { asExtension: v30 });
-  if (v30) typeNullableReferences(doc);
+  if (v30) {
+    typeNullableReferences(doc);
+    dropFractionalMultipleOf(doc);
+  }
   addExamples(doc);
   return doc;
 }

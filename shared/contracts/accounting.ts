@@ -229,6 +229,7 @@ export const CreateTaxMappingInput = z
       .max(1000)
       .refine((v) => Math.round(v * 10_000) / 10_000 === v, 'at most 4 decimal places')
       .meta({ multipleOf: 0.0001 })
+      .describe('the tax rate in percent, 0–1000, with at most 4 decimal places')
       .optional(),
   })
   .strict();
