@@ -1,7 +1,7 @@
 import { Op } from 'sequelize';
 import { transaction, type Transaction } from '../../db/database.js';
 import { Project, ProjectMember } from '../../db/models/index.js';
-import { conflict, forbidden, notFound } from '../../lib/errors.js';
+import { conflict, forbidden, notFound, quotedValue } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type {
   CreateProjectInput,
@@ -30,7 +30,7 @@ async function writableProject(actor: Actor, id: number, tx: Transaction): Promi
 
 async function assertCodeFree(workspaceId: number, code: string, tx: Transaction, exceptId?: number): Promise<void> {
   const where = exceptId ? { workspaceId, code, id: { [Op.ne]: exceptId } } : { workspaceId, code };
-  if (await Project.findOne({ where, transaction: tx })) throw conflict(`Project code ${code} is already used in this workspace`);
+  if (await Project.findOne({ where, transaction: tx })) throw conflict(`Project code ${quotedValue(code)} is already used in this workspace`);
 }
 
 export async function createProject(actor: Actor, input: CreateProjectInput): Promise<ProjectObject> {

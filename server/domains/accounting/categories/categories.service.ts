@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../../db/database.js';
 import { clock } from '../../../lib/clock.js';
-import { badRequest, conflict } from '../../../lib/errors.js';
+import { badRequest, conflict, quotedValue } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
 import type { AccountType, CategoryObject, CreateCategoryInput, UpdateCategoryInput } from '../../../../shared/contracts/accounting.js';
 import { findCategory, loadCategory, presentCategory, type CategoryRow } from './category-rows.js';
@@ -23,7 +23,7 @@ async function assertCodeFree(tx: Transaction, workspaceId: number, code: string
     type: QueryTypes.SELECT,
     transaction: tx,
   });
-  if (rows.length) throw conflict(`Category code ${code} is already used in this workspace`);
+  if (rows.length) throw conflict(`Category code ${quotedValue(code)} is already used in this workspace`);
 }
 
 /** A parent must be a category of the same workspace with the same accountType (400). */
