@@ -1,4 +1,3 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntId,
@@ -9,6 +8,7 @@ import {
   IntId,
   IntIdValue,
   NAME_MAX,
+  NonBlankText,
   PageQuery,
   QueryBool,
   RecordKey,
@@ -61,14 +61,8 @@ export const ConnectionConfigInput = z
 
 /** The connection rules refuse a config whose JSON is longer (so no key of it is longer either). */
 export const CONFIG_JSON_MAX = 16 * 1024;
-const Cron = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .meta({ pattern: NON_BLANK_PATTERN })
-  .describe('5-field cron expression (minute hour day-of-month month day-of-week)');
-const ConnectionName = z.string().trim().min(1).max(200).meta({ pattern: NON_BLANK_PATTERN });
+const Cron = NonBlankText(200).describe('5-field cron expression (minute hour day-of-month month day-of-week)');
+const ConnectionName = NonBlankText(200);
 export const MAX_CONNECTION_PROJECTS = 1000;
 const ProjectIds = z.array(IntId).max(MAX_CONNECTION_PROJECTS);
 
@@ -127,9 +121,9 @@ export const BackfillResult = z.object({ queued: CountValue });
 
 export const AccountType = z.enum(['ASSET', 'LIABILITY', 'EQUITY', 'REVENUE', 'EXPENSE']);
 const CATEGORY_CODE_MAX = 50;
-const CategoryCode = z.string().trim().min(1).max(CATEGORY_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN });
-const CategoryName = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
-const ExternalId = z.string().trim().min(1).max(EXTERNAL_ID_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const CategoryCode = NonBlankText(CATEGORY_CODE_MAX);
+const CategoryName = NonBlankText(NAME_MAX);
+const ExternalId = NonBlankText(EXTERNAL_ID_MAX);
 
 export const CategoryObject = z.object({
   id: Uuid,
@@ -184,8 +178,8 @@ const PartyMappingFields = z
   .object({
     partyId: IntId,
     externalId: ExternalId,
-    externalType: z.string().trim().min(1).max(EXTERNAL_TYPE_MAX).meta({ pattern: NON_BLANK_PATTERN }),
-    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    externalType: NonBlankText(EXTERNAL_TYPE_MAX),
+    externalName: NonBlankText(EXTERNAL_NAME_MAX),
   })
   .strict();
 
@@ -220,9 +214,9 @@ export const TaxMappingObject = z.object({
 export const CreateTaxMappingInput = z
   .object({
     connectionId: Uuid,
-    taxCode: z.string().trim().min(1).max(TAX_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    taxCode: NonBlankText(TAX_CODE_MAX),
     externalTaxCodeId: ExternalId,
-    externalName: z.string().trim().min(1).max(EXTERNAL_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    externalName: NonBlankText(EXTERNAL_NAME_MAX).optional(),
     ratePercent: z
       .number()
       .min(0)
@@ -242,7 +236,7 @@ export const MappingIdInput = z.object({ id: Uuid });
 /* ---------- reviews (CONTRACT §8) ---------- */
 
 export const ReviewStatus = z.enum(['QUEUED', 'IN_REVIEW', 'APPROVED', 'REJECTED', 'CHANGES_REQUESTED', 'CANCELLED']);
-const Notes = z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const Notes = NonBlankText(TEXT_MAX);
 
 export const ReviewObject = z.object({
   id: Uuid,

@@ -1,8 +1,7 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { PERMISSIONS, type Permission } from '../permissions.js';
 import { PermissionName, PermissionValue } from './auth.js';
-import { IntId, IntIdValue, Text, Timestamp, Uuid, UuidValue } from './common.js';
+import { IntId, IntIdValue, NonBlankText, Text, Timestamp, Uuid, UuidValue } from './common.js';
 
 /** CONTRACT §19: what a key may never be given (400). */
 export const NON_GRANTABLE_TO_KEYS: readonly Permission[] = PERMISSIONS.filter(
@@ -42,7 +41,7 @@ const GrantablePermission = PermissionName.refine((p) => !NON_GRANTABLE_TO_KEYS.
 export const CreateApiKeyInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(100).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(100),
     permissions: z.array(GrantablePermission).max(PERMISSIONS.length),
     projectIds: z.array(IntId).max(MAX_API_KEY_PROJECTS).optional(),
     expiresAt: z.iso.datetime({ offset: true }).meta({ maxLength: 40 }).optional().describe('Must lie in the future'),

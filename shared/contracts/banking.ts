@@ -1,4 +1,3 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntId,
@@ -11,6 +10,7 @@ import {
   IntIdValue,
   IsoDate,
   NAME_MAX,
+  NonBlankText,
   PageQuery,
   Sha256Hex,
   SmallCount,
@@ -78,7 +78,7 @@ export const BankAccountObject = z.object({
   updatedAt: Timestamp,
 });
 
-const Name = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const Name = NonBlankText(NAME_MAX);
 const OpeningBalance = z.number().int().min(-MAX_AMOUNT_CENTS).max(MAX_AMOUNT_CENTS);
 const Tolerance = z.number().int().min(0).max(30);
 
@@ -184,14 +184,12 @@ export const ListLinesQuery = z.object({
   status: LineStatus.optional(),
   fromDate: IsoDate.optional(),
   toDate: IsoDate.optional(),
-  search: z.string().trim().min(1).max(200).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+  search: NonBlankText(200).optional(),
   ...PageQuery,
 });
 
 export const LinePath = z.object({ id: BigIntId });
-export const IgnoreLineInput = z
-  .object({ id: BigIntId, reason: z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }) })
-  .strict();
+export const IgnoreLineInput = z.object({ id: BigIntId, reason: NonBlankText(TEXT_MAX) }).strict();
 
 /* ---------- suggestions ---------- */
 

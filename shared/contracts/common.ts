@@ -116,3 +116,7 @@ export const ErrorBody = z.object({
 const TRIMMED = '\t\n\v\f\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff';
 /** A text that is not blank once trimmed, without NUL: what `.trim().min(1)` accepts, as a pattern. */
 export const NON_BLANK_PATTERN = `^[^\\x00]*[^\\x00${TRIMMED}][^\\x00]*$`;
+
+/** A text the caller must not leave blank: trimmed, 1 to `max` characters, documented with NON_BLANK_PATTERN. */
+export const NonBlankText = (max: number, blankMessage?: string) =>
+  z.string().trim().min(1, blankMessage).max(max).meta({ pattern: NON_BLANK_PATTERN });

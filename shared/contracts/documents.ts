@@ -1,6 +1,17 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
-import { BigIntId, BigIntIdValue, CountValue, IntId, Sha256Hex, Text, TEXT_MAX, Timestamp, Uuid, UuidValue } from './common.js';
+import {
+  BigIntId,
+  BigIntIdValue,
+  CountValue,
+  IntId,
+  NonBlankText,
+  Sha256Hex,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
 
 export const DOCUMENT_TYPES = ['BASIS', 'PAYMENT_PROOF', 'SUPPORTING', 'CREDIT_NOTE'] as const;
 export const DOCUMENT_STATUSES = ['REQUESTED', 'UPLOADED', 'APPROVED', 'REJECTED'] as const;
@@ -38,7 +49,7 @@ export const DocumentDecisionInput = DocumentPathInput.strict();
 export const RequestDocumentInput = z
   .object({
     entryId: BigIntId,
-    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    documentName: NonBlankText(DOCUMENT_NAME_MAX),
     documentType: DocumentType,
     comment: z.string().trim().max(TEXT_MAX).nullish(),
   })
@@ -48,7 +59,7 @@ export const RejectDocumentInput = z
   .object({
     entryId: BigIntId,
     documentId: Uuid,
-    reason: z.string().trim().min(1, 'reason is required').max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    reason: NonBlankText(TEXT_MAX, 'reason is required'),
   })
   .strict();
 

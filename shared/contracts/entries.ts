@@ -1,4 +1,3 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { EntryValuation } from './fx.js';
 import {
@@ -13,6 +12,7 @@ import {
   IntIdValue,
   IsoDate,
   NAME_MAX,
+  NonBlankText,
   Page,
   PageQuery,
   QueryBool,
@@ -43,7 +43,7 @@ export const MAX_ENTRY_TAGS = 100;
 export const NOTE_MAX = 10_000;
 const Description = z.string().max(TEXT_MAX);
 const Reference = z.string().max(REFERENCE_MAX);
-const Reason = z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const Reason = NonBlankText(TEXT_MAX);
 
 export const EntryObject = z.object({
   id: BigIntIdValue,
@@ -119,7 +119,7 @@ export const EntryDetail = EntryObject.extend({
 
 const ItemInput = z
   .object({
-    description: z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    description: NonBlankText(TEXT_MAX),
     quantity: z.number().positive().max(1e12).default(1),
     unitAmountCents: z.number().int().min(0).max(MAX_AMOUNT_CENTS),
     amountCents: AmountCents,
@@ -130,8 +130,8 @@ const TransactionInput = z
   .object({
     transactionDate: IsoDate,
     amountCents: AmountCents,
-    method: z.string().trim().min(1).max(50).meta({ pattern: NON_BLANK_PATTERN }).optional(),
-    externalRef: z.string().trim().min(1).max(REFERENCE_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    method: NonBlankText(50).optional(),
+    externalRef: NonBlankText(REFERENCE_MAX).optional(),
   })
   .strict();
 

@@ -1,4 +1,3 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntIdValue,
@@ -9,6 +8,7 @@ import {
   IntIdValue,
   IsoDate,
   NAME_MAX,
+  NonBlankText,
   SmallCount,
   Text,
   Timestamp,
@@ -55,7 +55,7 @@ export const IntegrationWithKey = IntegrationObject.extend({
 export const CreateIntegrationInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(NAME_MAX),
     projectIds: z.array(IntId).max(MAX_INTEGRATION_PROJECTS).optional(),
   })
   .strict();

@@ -1,6 +1,5 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
-import { Country, EmailInput, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp } from './common.js';
+import { Country, EmailInput, EmailValue, IntId, IntIdValue, NAME_MAX, NonBlankText, Text, Timestamp } from './common.js';
 
 export const PartyType = z.enum(['PERSON', 'ORGANIZATION']);
 const TAX_ID_MAX = 64;
@@ -17,7 +16,7 @@ export const PartyObject = z.object({
   updatedAt: Timestamp,
 });
 
-const Name = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const Name = NonBlankText(NAME_MAX);
 export const CreatePartyInput = z
   .object({
     workspaceId: IntId,
@@ -25,7 +24,7 @@ export const CreatePartyInput = z
     partyType: PartyType,
     country: Country.optional(),
     email: EmailInput.optional(),
-    taxId: z.string().trim().min(1).max(TAX_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    taxId: NonBlankText(TAX_ID_MAX).optional(),
   })
   .strict();
 export const UpdatePartyInput = z
@@ -35,7 +34,7 @@ export const UpdatePartyInput = z
     partyType: PartyType.optional(),
     country: Country.nullable().optional(),
     email: EmailInput.nullable().optional(),
-    taxId: z.string().trim().min(1).max(TAX_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }).nullable().optional(),
+    taxId: NonBlankText(TAX_ID_MAX).nullable().optional(),
   })
   .strict();
 

@@ -1,6 +1,5 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
-import { IntId, IntIdValue, IsoDate, NAME_MAX, Text, Timestamp, Uuid, UuidValue } from './common.js';
+import { IntId, IntIdValue, IsoDate, NAME_MAX, NonBlankText, Text, Timestamp, Uuid, UuidValue } from './common.js';
 
 export const PeriodObject = z.object({
   id: Uuid,
@@ -16,7 +15,7 @@ export const PeriodObject = z.object({
 export const CreatePeriodInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(NAME_MAX),
     startDate: IsoDate,
     endDate: IsoDate,
   })

@@ -1,13 +1,13 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntIdValue,
-  Currency,
   CountValue,
+  Currency,
   IntId,
   IntIdValue,
   IsoDate,
   NAME_MAX,
+  NonBlankText,
   Text,
   TEXT_MAX,
   Timestamp,
@@ -97,7 +97,7 @@ export const RuleAction = z.discriminatedUnion('type', [
   z
     .object({
       type: z.literal('REQUEST_DOCUMENT'),
-      documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+      documentName: NonBlankText(DOCUMENT_NAME_MAX),
       documentType: DocumentType,
     })
     .strict(),
@@ -110,7 +110,7 @@ const Triggers = z
   .min(1)
   .max(RULE_TRIGGERS.length)
   .refine((t) => new Set(t).size === t.length, 'a trigger is named once');
-const RuleName = z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const RuleName = NonBlankText(NAME_MAX);
 const Priority = z.number().int().min(0).max(1_000_000).describe('lower runs first');
 
 export const RuleObject = z.object({

@@ -1,4 +1,3 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import {
   BigIntId,
@@ -9,6 +8,7 @@ import {
   IntId,
   IsoDate,
   NAME_MAX,
+  NonBlankText,
   PageQuery,
   RecordKey,
   SmallCount,
@@ -133,12 +133,12 @@ export const WebhookAction = z.enum(WEBHOOK_ACTIONS);
 
 export const WebhookBody = z
   .object({
-    eventId: z.string().trim().min(1).max(EXTERNAL_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    eventId: NonBlankText(EXTERNAL_ID_MAX),
     action: WebhookAction,
     entryId: BigIntId.optional(),
-    externalId: z.string().trim().min(1).max(EXTERNAL_ID_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
-    reason: z.string().trim().min(1).max(TEXT_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
-    documentName: z.string().trim().min(1).max(DOCUMENT_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    externalId: NonBlankText(EXTERNAL_ID_MAX).optional(),
+    reason: NonBlankText(TEXT_MAX).optional(),
+    documentName: NonBlankText(DOCUMENT_NAME_MAX).optional(),
     documentType: DocumentType.optional(),
     comment: z.string().trim().max(TEXT_MAX).optional(),
     changes: z.record(RecordKey, z.unknown()).optional(),

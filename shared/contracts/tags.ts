@@ -1,6 +1,5 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
-import { IntId, IntIdValue, NAME_MAX, QueryBool, Text, Timestamp, UuidValue } from './common.js';
+import { IntId, IntIdValue, NAME_MAX, NonBlankText, QueryBool, Text, Timestamp, UuidValue } from './common.js';
 
 export const TAG_NAME_MAX = 100;
 const Color = z
@@ -24,14 +23,14 @@ export const ListTagsQuery = z.object({
 export const CreateTagInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(TAG_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(TAG_NAME_MAX),
     color: Color.optional(),
   })
   .strict();
 export const UpdateTagInput = z
   .object({
     id: IntId,
-    name: z.string().trim().min(1).max(TAG_NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    name: NonBlankText(TAG_NAME_MAX).optional(),
     color: Color.nullable().optional(),
   })
   .strict();

@@ -1,7 +1,6 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
 import { MAX_USER_PERMISSIONS, PermissionName, PermissionValue } from './auth.js';
-import { EmailInput, EmailValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
+import { EmailInput, EmailValue, NAME_MAX, NonBlankText, Text, Timestamp, Uuid } from './common.js';
 
 const Password = z.string().min(10, 'at least 10 characters').max(1000);
 const Email = EmailInput;
@@ -19,7 +18,7 @@ export const UserObject = z.object({
 export const CreateUserInput = z
   .object({
     email: Email,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(NAME_MAX),
     password: Password,
     permissions: z.array(PermissionName).max(MAX_USER_PERMISSIONS).default([]),
   })
@@ -28,7 +27,7 @@ export const CreateUserInput = z
 export const UpdateUserInput = z
   .object({
     id: Uuid,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    name: NonBlankText(NAME_MAX).optional(),
     password: Password.optional(),
     /** required when changing one's own password (CONTRACT §4) */
     currentPassword: z.string().min(1).max(1000).optional(),

@@ -1,6 +1,5 @@
-import { NON_BLANK_PATTERN } from './common.js';
 import { z } from 'zod/v4';
-import { Currency, CurrencyValue, EmailValue, IntId, IntIdValue, NAME_MAX, Text, Timestamp, Uuid } from './common.js';
+import { Currency, CurrencyValue, EmailValue, IntId, IntIdValue, NAME_MAX, NonBlankText, Text, Timestamp, Uuid } from './common.js';
 
 export const WorkspaceObject = z.object({
   id: IntIdValue,
@@ -10,13 +9,11 @@ export const WorkspaceObject = z.object({
   updatedAt: Timestamp,
 });
 
-export const CreateWorkspaceInput = z
-  .object({ name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }), baseCurrency: Currency.optional() })
-  .strict();
+export const CreateWorkspaceInput = z.object({ name: NonBlankText(NAME_MAX), baseCurrency: Currency.optional() }).strict();
 export const UpdateWorkspaceInput = z
   .object({
     id: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    name: NonBlankText(NAME_MAX).optional(),
     baseCurrency: Currency.optional(),
   })
   .strict();
@@ -36,18 +33,18 @@ export const ProjectObject = z.object({
   updatedAt: Timestamp,
 });
 
-const ProjectCode = z.string().trim().min(1).max(PROJECT_CODE_MAX).meta({ pattern: NON_BLANK_PATTERN });
+const ProjectCode = NonBlankText(PROJECT_CODE_MAX);
 export const CreateProjectInput = z
   .object({
     workspaceId: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }),
+    name: NonBlankText(NAME_MAX),
     code: ProjectCode.optional(),
   })
   .strict();
 export const UpdateProjectInput = z
   .object({
     id: IntId,
-    name: z.string().trim().min(1).max(NAME_MAX).meta({ pattern: NON_BLANK_PATTERN }).optional(),
+    name: NonBlankText(NAME_MAX).optional(),
     code: ProjectCode.nullable().optional(),
   })
   .strict();
