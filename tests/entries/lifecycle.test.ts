@@ -234,16 +234,32 @@ describe('POST /entries/{id}/refund', () => {
     await expectUnchanged(w, original.id, before);
   });
 
-  it('a refund above the amount alone is a 409 before anything is valued or written (Schemathesis found a 400 on the demo data)', async () => {
+  it('a refund or reimbursement far above the amount is the cap’s 409, not a 400 for a base value that cannot be stored', async () => {
     const fx = await fxWorld(api, 'USD');
     await putRate(fx, 'EUR', '2026-01-10', '1.0842');
     const original = await createEntry(fx, { baseCurrency: 'EUR', entryDate: '2026-01-10', amountCents: 400_000 });
     expect(original.amountBaseCents).toBe(433_680);
     const before = await snapshot(fx, original.id);
-    const res = await post(fx, `/entries/${original.id}/refund`, { amountCents: 999_999_999_999_999, entryDate: '2026-01-20' });
-    expectErrorBody(res, 409, 'CONFLICT');
-    expect(res.body.message).toBe(`A refund of 999999999999999 is above the amount 400000 of entry #${original.id}`);
-    await expectUnchanged(fx, original.id, before);
+    // valued at 1.0842, 999,999,999,999,999 is above the largest base amount an entry can hold
+    const huge = { amountCents: 999_999_999_999_999, entryDate: '2026-01-10' };
+    const refund = await post(fx, `/entries/${original.id}/refund`, huge);
+    expectErrorBody(refund, 409, 'CONFLICT');
+    expect(refund.body.message).toBe(`The live refunds of entry #${original.id} would come to 999999999999999, above its amount 400000`);
+    expectOk(await post(fx, `/entries/${original.id}/refund`, { amountCents: 100_000, entryDate: '2026-01-10' }));
+    const second = await post(fx, `/entries/${original.id}/refund`, huge);
+    expectErrorBody(second, 409, 'CONFLICT');
+    expect(second.body.message).toBe(`The live refunds of entry #${original.id} would come to 1000000000099999, above its amount 400000`);
+    const reimbursement = await post(fx, `/entries/${original.id}/reimburse`, {
+      ...huge,
+      fromPartyId: fx.parties[0],
+      toPartyId: fx.parties[1],
+    });
+    expectErrorBody(reimbursement, 409, 'CONFLICT');
+    expect(reimbursement.body.message).toBe(
+      `The live reimbursements of entry #${original.id} would come to 999999999999999, above its amount 400000`,
+    );
+    // only the one refund that fits was written
+    expect((await snapshot(fx, original.id)).related).toHaveLength(before.related.length + 1);
   });
 
   it('refuses more than what remains (409), counting earlier non-voided refunds; a voided refund frees its amount', async () => {

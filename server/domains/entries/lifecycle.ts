@@ -6,7 +6,7 @@ import type { EntryObject, EntryStatus, EntryType } from '../../../shared/contra
 import { lockEntry, presentEntry, type EntryRow } from './entry-rows.js';
 import { tagIdsOf } from './entry-writes.js';
 import { byUser } from './audit-events.js';
-import { capTotals } from './core/caps.js';
+import { assertCapRoom, capTotals } from './core/caps.js';
 import { createEntryRow } from './core/create.js';
 import { assertNotFrozen, moveEntryStatus, voidEntryRow, voidFullyRefunded } from './core/change.js';
 import { DEAD_STATUSES, REASON_REQUIRED } from './core/transitions.js';
@@ -55,11 +55,7 @@ export async function refundEntry(
   return transaction(async (tx) => {
     const original = await lockEntry(actor, input.id, tx);
     assertDerivable(original, 'refunded');
-    // the cap (CONTRACT §5) on its own: a refund above the original's amount is a 409 whatever else is live, and is
-    // refused before its base-currency value, which may not fit the column, is computed
-    if (input.amountCents > Number(original.amount_cents)) {
-      throw conflict(`A refund of ${input.amountCents} is above the amount ${original.amount_cents} of entry #${original.id}`);
-    }
+    await assertCapRoom(tx, original, 'REFUND', input.amountCents);
     const who = byUser(actor);
     const refund = await createEntryRow(
       tx,
@@ -97,6 +93,7 @@ export async function reimburseEntry(
     const original = await lockEntry(actor, input.id, tx);
     if (original.entry_type !== 'EXPENSE') throw conflict('Only EXPENSE entries can be reimbursed');
     assertDerivable(original, 'reimbursed');
+    await assertCapRoom(tx, original, 'REIMBURSEMENT', input.amountCents);
     const entry = await createEntryRow(
       tx,
       {

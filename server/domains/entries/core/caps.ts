@@ -26,14 +26,35 @@ export async function capTotals(tx: Transaction, entryIds: number[]): Promise<Ca
 
 const WHAT = { REFUND: 'refunds', REIMBURSEMENT: 'reimbursements' } as const;
 
+const capBroken = (t: CapTotal) =>
+  conflict(`The live ${WHAT[t.linkType]} of entry #${t.headEntryId} would come to ${t.liveCents}, above its amount ${t.amountCents}`);
+
 /** 409 naming the first cap the written rows break (the transaction then rolls back). */
 export async function assertCaps(tx: Transaction, entryIds: number[]): Promise<CapTotal[]> {
   const totals = await capTotals(tx, entryIds);
   const broken = totals.find((t) => t.liveCents > t.amountCents);
-  if (broken) {
-    throw conflict(
-      `The live ${WHAT[broken.linkType]} of entry #${broken.headEntryId} would come to ${broken.liveCents}, above its amount ${broken.amountCents}`,
-    );
-  }
+  if (broken) throw capBroken(broken);
   return totals;
+}
+
+/**
+ * The same cap, asked before a new refund or reimbursement of `head` (the head of its correction chain) is
+ * valued and written: 409 when `amountCents` more would break it. Its value in the base currency may not fit
+ * the column at all (an amount far above the cap), which would otherwise be refused as malformed (400).
+ * assertCaps still checks the written rows.
+ */
+export async function assertCapRoom(
+  tx: Transaction,
+  head: { id: number; amount_cents: number },
+  linkType: CapTotal['linkType'],
+  amountCents: number,
+): Promise<void> {
+  const current = (await capTotals(tx, [head.id])).find((t) => t.headEntryId === Number(head.id) && t.linkType === linkType);
+  const after: CapTotal = {
+    headEntryId: Number(head.id),
+    linkType,
+    liveCents: (current?.liveCents ?? 0) + amountCents,
+    amountCents: current?.amountCents ?? Number(head.amount_cents),
+  };
+  if (after.liveCents > after.amountCents) throw capBroken(after);
 }
