@@ -1,11 +1,12 @@
 /** CSV export of the whole workspace vs COPY (same rows) TO STDOUT, with the server's RSS growth. */
+import { inlineParameters } from '../../server/db/copy-out.js';
 import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
 import { EntryFilters } from '../../shared/contracts/entries.js';
 import { copyOut } from './copy.js';
 import type { BenchContext } from './scenarios.js';
 import type { ResultRow } from './table.js';
 
-/** The SELECT of server/domains/entries/export.http.ts, with the (integer) parameters inlined for COPY. */
+/** The export's rows as plain columns (server/domains/entries/export.service.ts), its parameters inlined for COPY as the service does. */
 function exportSelect(workspaceId: number): string {
   const { where, orderBy, params } = entryFilterSql(EntryFilters.parse({ workspaceId }), { workspaceId, all: true });
   const sql = `SELECT e.id::text, e.entry_date::text, e.entry_type, e.entry_status, e.amount_cents::text, e.base_currency, e.description, e.reference,
@@ -15,7 +16,7 @@ function exportSelect(workspaceId: number): string {
                  LEFT JOIN parties fp ON fp.id = e.from_party_id
                  LEFT JOIN parties tp ON tp.id = e.to_party_id
                 WHERE ${where} ORDER BY ${orderBy}`;
-  return sql.replace(/\$(\d+)/g, (_m, i: string) => String(Number(params[Number(i) - 1])));
+  return inlineParameters(sql, params);
 }
 
 export async function exportScenario(c: BenchContext): Promise<ResultRow> {
