@@ -3,6 +3,7 @@ import { Project, ProjectMember, User, WorkspaceMember } from '../../server/db/m
 import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO } from '../support/tenancy.js';
+import { messageProblem } from '../support/error-messages.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
 
 let api: Api;
@@ -36,6 +37,13 @@ describe('POST /projects', () => {
     expect((await api.post('/projects', { workspaceId: ws.id, name: 'A', code: 'DUP' }, { token: me.token })).status).toBe(200);
     expectErrorBody(await api.post('/projects', { workspaceId: ws.id, name: 'B', code: 'DUP' }, { token: me.token }), 409, 'CONFLICT');
     expect((await api.post('/projects', { workspaceId: other.id, name: 'C', code: 'DUP' }, { token: me.token })).status).toBe(200);
+    // the caller's code is quoted in the message, which stays a sentence whatever the code holds (the hard fuzz suite's find)
+    const hostile = "'); SELECT pg_sleep(0); --";
+    expect((await api.post('/projects', { workspaceId: ws.id, name: 'D', code: hostile }, { token: me.token })).status).toBe(200);
+    const again = await api.post('/projects', { workspaceId: ws.id, name: 'E', code: hostile }, { token: me.token });
+    expectErrorBody(again, 409, 'CONFLICT');
+    expect(again.body.message).toBe(`Project code "'); SELECT pg_sleep(0); --" is already used in this workspace`);
+    expect(messageProblem(again.body.message)).toBeNull();
   });
 
   it('403 for a foreign workspaceId, for a project-only member, and without workspace.edit; 400 for bad bodies', async () => {

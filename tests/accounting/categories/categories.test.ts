@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { actor, accountingWorld, createCategory, type AccountingWorld } from '../../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../../support/http.js';
 import { expectStatus } from '../helpers.js';
+import { messageProblem } from '../../support/error-messages.js';
 
 const CATEGORY_KEYS = ['accountType', 'code', 'createdAt', 'externalId', 'id', 'isActive', 'name', 'parentId', 'updatedAt', 'workspaceId'];
 
@@ -47,6 +48,15 @@ describe('categories (chart of accounts)', () => {
       409,
       'CONFLICT',
     );
+    await createCategory(w, { code: '(7000' });
+    const again = await api.post(
+      '/accounting/categories',
+      { workspaceId: w.workspaceId, code: '(7000', name: 'Again', accountType: 'EXPENSE' },
+      { token: w.token },
+    );
+    expectErrorBody(again, 409, 'CONFLICT');
+    expect(again.body.message).toBe('Category code "(7000" is already used in this workspace');
+    expect(messageProblem(again.body.message)).toBeNull();
     const other = await accountingWorld(api);
     await createCategory(other, { code: '7000' });
     const renamed = await createCategory(w, { code: '7001' });
