@@ -175,6 +175,66 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     expect(await standing()).toEqual(before);
   });
 
+  /** A new unmatched line of `amount` (a camt.053 amount: "-150.00") and a new reconciled EUR expense of `cents`. */
+  async function freshPair(amount: string, cents: number): Promise<{ lineId: number; entryId: number }> {
+    const ref = `L-${randomUUID()}`;
+    await imported(w, camt053([{ date: '2026-01-08', amount, name: 'Supplier', memo: ref, id: ref }]));
+    const line = (await lines(w)).find((l) => l.status === 'UNMATCHED' && l.externalId === ref);
+    const entry = await createEntry(w, { baseCurrency: 'EUR', amountCents: cents, entryDate: '2026-01-08' });
+    await client.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [entry.id]);
+    return { lineId: line.id, entryId: entry.id };
+  }
+  /** One statement writing a whole match of the line and the entry, as auto-match does (migration 0043 checks it once). */
+  const ONE_STATEMENT_MATCH = `
+    WITH m AS (INSERT INTO bank_matches (id, workspace_id, bank_account_id, method) VALUES ($1, $2, $3, 'AUTO')),
+         me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $5, $2))
+    UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $4`;
+  const matchInOneStatement = (id: string, pair: { lineId: number; entryId: number }): [string, unknown[]] => [
+    ONE_STATEMENT_MATCH,
+    [id, w.workspaceId, w.account.id, pair.lineId, pair.entryId],
+  ];
+  const lineOf = async (id: number) => row('SELECT status, match_id FROM bank_lines WHERE id = $1', [id]);
+
+  it('refuses at commit an unbalanced match written in one statement, line and entry together; a balanced one commits', async () => {
+    const pair = await freshPair('-150.00', 14_999);
+    expect(await commit(matchInOneStatement(randomUUID(), pair))).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
+    expect(await lineOf(pair.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+
+    const balanced = await freshPair('-150.00', 15_000);
+    const id = randomUUID();
+    expect(await commit(matchInOneStatement(id, balanced))).toBeNull();
+    expect(await lineOf(balanced.lineId)).toEqual({ status: 'MATCHED', match_id: id });
+  });
+
+  it('refuses a line joining a match in a later statement than the one that wrote the match, its checks set immediate or not', async () => {
+    for (const immediate of [false, true]) {
+      const pair = await freshPair('-40.00', 4_000);
+      const second = await freshPair('-1.00', 1);
+      const id = randomUUID();
+      const err = await commit(
+        ...(immediate ? [['SET CONSTRAINTS bank_match_entries_balance IMMEDIATE'] as [string]] : []),
+        matchInOneStatement(id, pair),
+        [`UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $2`, [id, second.lineId]],
+      );
+      expect(err, `immediate: ${immediate}`).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
+      expect(await lineOf(pair.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+    }
+  });
+
+  it('refuses a line and an entry of different amounts joining an existing match in one statement', async () => {
+    const pair = await freshPair('-25.00', 2_500);
+    const id = randomUUID();
+    expect(await commit(matchInOneStatement(id, pair))).toBeNull();
+    const extra = await freshPair('-3.00', 299);
+    const err = await commit([
+      `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $3, $4))
+       UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $2`,
+      [id, extra.lineId, extra.entryId, w.workspaceId],
+    ]);
+    expect(err).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
+    expect(await lineOf(extra.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+  });
+
   it('commits a change that keeps it balanced (amounts moved between its entries), and a whole dissolve', async () => {
     const ids = entries.map((e) => e.id);
     expect(

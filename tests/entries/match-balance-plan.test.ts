@@ -12,6 +12,7 @@ import { lines } from '../banking/helpers.js';
  * every match by a scan per check — O(n²) for an auto-match of n lines. PostgreSQL's own auto_explain shows the plan
  * each check runs: forced generic here, on tables that hold a handful of rows, every lookup is an index lookup.
  */
+const isBalanceCheck = (plan: string) => plan.includes('FROM bank_match_entries me');
 let api: Api;
 let client: pg.Client;
 const plans: string[] = [];
@@ -56,8 +57,8 @@ describe('the match-balance check at commit', () => {
     plans.length = 0;
     await client.query('COMMIT');
 
-    const checks = plans.filter((p) => p.includes('FROM bank_match_entries me'));
-    expect(checks.length, plans.join('\n---\n')).toBeGreaterThanOrEqual(1);
+    const checks = plans.filter(isBalanceCheck);
+    expect(checks.length, 'the line joining and the entry joining, in statements of their own: checked by each').toBe(2);
     for (const plan of checks) {
       expect(plan).not.toMatch(/Seq Scan/);
       expect(plan).not.toMatch(/Filter: \(id = /);
@@ -66,5 +67,34 @@ describe('the match-balance check at commit', () => {
     }
     const { rows } = await client.query('SELECT status, match_id FROM bank_lines WHERE id = $1', [line.id]);
     expect(rows[0]).toEqual({ status: 'MATCHED', match_id: matchId });
+  });
+
+  it('checks a match written in one statement once (migration 0043), and still refuses it unbalanced', async () => {
+    const w = await bankWorld(api);
+    const refs = [`L-${randomUUID()}`, `L-${randomUUID()}`];
+    await imported(w, camt053(refs.map((id) => ({ date: '2026-01-07', amount: '-80.00', name: 'Supplier', memo: id, id }))));
+    const [balancedLine, unbalancedLine] = refs.map((ref) => lines(w).then((all) => all.find((l) => l.externalId === ref)));
+    const written = async (lineId: number, cents: number): Promise<string | null> => {
+      const entry = await createEntry(w, { baseCurrency: 'EUR', amountCents: cents, entryDate: '2026-01-06' });
+      await client.query('BEGIN');
+      await client.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [entry.id]);
+      await client.query(
+        `WITH m AS (INSERT INTO bank_matches (id, workspace_id, bank_account_id, method) VALUES ($1, $2, $3, 'AUTO')),
+              me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $4, $2))
+         UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $5`,
+        [randomUUID(), w.workspaceId, w.account.id, entry.id, lineId],
+      );
+      plans.length = 0;
+      try {
+        await client.query('COMMIT');
+        return null;
+      } catch (err) {
+        return (err as { constraint?: string }).constraint ?? 'error';
+      }
+    };
+    expect(await written((await balancedLine).id, 8_000)).toBeNull();
+    expect(plans.filter(isBalanceCheck)).toHaveLength(1);
+    expect(await written((await unbalancedLine).id, 8_001)).toBe('bank_match_balance');
+    expect(plans.filter(isBalanceCheck)).toHaveLength(1);
   });
 });
