@@ -15,7 +15,8 @@ AS $function$
       IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id)
          AND NOT EXISTS (
            SELECT 1 FROM bank_lines l JOIN bank_match_entries me ON me.match_id = NEW.match_id
-            WHERE l.id = NEW.id AND l.xmax = '0'::xid AND me.xmax = '0'::xid AND me.xmin = l.xmin AND me.cmin = l.cmin) THEN
+            WHERE l.id = NEW.id AND l.xmin = pg_current_xact_id()::xid AND l.xmax IN ('0'::xid, l.xmin)
+              AND me.xmin = l.xmin AND me.cmin = l.cmin AND me.xmax = '0'::xid) THEN
         PERFORM bank_match_enforce(NEW.match_id);
       END IF;
       RETURN NULL;

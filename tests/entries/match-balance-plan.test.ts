@@ -69,7 +69,7 @@ describe('the match-balance check at commit', () => {
     expect(rows[0]).toEqual({ status: 'MATCHED', match_id: matchId });
   });
 
-  it('checks a match written in one statement once (migration 0043), and still refuses it unbalanced', async () => {
+  it('checks a match written in one statement once (migration 0043), its line locked first as auto-match does, and still refuses it unbalanced', async () => {
     const w = await bankWorld(api);
     const refs = [`L-${randomUUID()}`, `L-${randomUUID()}`];
     await imported(w, camt053(refs.map((id) => ({ date: '2026-01-07', amount: '-80.00', name: 'Supplier', memo: id, id }))));
@@ -78,6 +78,7 @@ describe('the match-balance check at commit', () => {
       const entry = await createEntry(w, { baseCurrency: 'EUR', amountCents: cents, entryDate: '2026-01-06' });
       await client.query('BEGIN');
       await client.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [entry.id]);
+      await client.query('SELECT id FROM bank_lines WHERE id = $1 FOR UPDATE', [lineId]); // as auto-match locks its lines first
       await client.query(
         `WITH m AS (INSERT INTO bank_matches (id, workspace_id, bank_account_id, method) VALUES ($1, $2, $3, 'AUTO')),
               me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $4, $2))
