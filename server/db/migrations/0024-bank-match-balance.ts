@@ -33,6 +33,22 @@ export const BANK_MATCH_ENFORCE_0024 = `
     END $$;
 `;
 
+/** 0024's check of a line's match (0043 checks a match written in one statement once, and restores this on the way down). */
+export const BANK_LINES_MATCH_CHECK_0024 = `
+    CREATE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
+        PERFORM bank_match_enforce(OLD.match_id);
+      END IF;
+      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL THEN
+        IF TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id THEN
+          PERFORM bank_match_enforce(NEW.match_id);
+        END IF;
+      END IF;
+      RETURN NULL;
+    END $$;
+`;
+
 /**
  * CONTRACT §14 "A match always balances", held by PostgreSQL at commit (issue 28): for every bank match, the
  * signed sum of its lines equals the signed sum of its entries (INCOME +, EXPENSE −), each entry has the account's
@@ -50,18 +66,7 @@ export const m0024: Migration = {
   up: sql(`
 ${BANK_MATCH_ENFORCE_0024}
 
-    CREATE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
-        PERFORM bank_match_enforce(OLD.match_id);
-      END IF;
-      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL THEN
-        IF TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id THEN
-          PERFORM bank_match_enforce(NEW.match_id);
-        END IF;
-      END IF;
-      RETURN NULL;
-    END $$;
+${BANK_LINES_MATCH_CHECK_0024}
     CREATE FUNCTION bank_match_entries_check() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM bank_match_enforce(CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END);

@@ -1,19 +1,5 @@
+import { BANK_LINES_MATCH_CHECK_0024 } from './0024-bank-match-balance.js';
 import { sql, type Migration } from './types.js';
-
-const LINES_CHECK_0024 = `
-    CREATE OR REPLACE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
-        PERFORM bank_match_enforce(OLD.match_id);
-      END IF;
-      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL THEN
-        IF TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id THEN
-          PERFORM bank_match_enforce(NEW.match_id);
-        END IF;
-      END IF;
-      RETURN NULL;
-    END $$;
-`;
 
 /**
  * The match-balance check of 0024 once per new match instead of twice (issue 28's auto-match bench).
@@ -51,5 +37,5 @@ export const m0043: Migration = {
       RETURN NULL;
     END $$;
   `),
-  down: sql(LINES_CHECK_0024),
+  down: sql(BANK_LINES_MATCH_CHECK_0024.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')),
 };
