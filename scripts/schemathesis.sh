@@ -4,14 +4,18 @@
 # (which says what it changes, and why) and its one hook tests/conformance/hooks.py. Starts the service on
 # 127.0.0.1 with its own embedded PostgreSQL in a throwaway DATA_DIR (demo data seeded, so ids exist) and a
 # clean environment, logs in as the admin and fuzzes every operation except the two that end the session
-# (logout, refresh). Exits with Schemathesis' status (0: no failure). Run by
-# tests/conformance/schemathesis.hard.ts (npm run test:hard).
-# Usage: scripts/schemathesis.sh [max examples per operation, default 20] [more st run options]
+# (logout, refresh); then, briefly, as a member without permissions and with no caller at all. Prints the
+# documented statuses no run reached (tests/conformance/status_coverage.py). Exits with Schemathesis' status
+# (0: no failure in any run). Run by tests/conformance/schemathesis.hard.ts (npm run test:hard).
+# Usage: scripts/schemathesis.sh [max examples per operation of the admin's run, default 20] [more st run options]
+# (SECOND_CALLER_EXAMPLES: examples per operation of the two short runs, default 5)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 MAX_EXAMPLES="${1:-20}"
 shift || true
+SECOND_CALLER_EXAMPLES="${SECOND_CALLER_EXAMPLES:-5}"
+ST_OPTIONS=("$@")
 CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/finance-entries/clients"
 VENV="$CACHE/schemathesis-venv"
 REQUIREMENTS=tests/conformance/requirements.txt
@@ -92,15 +96,43 @@ export HYPOTHESIS_STORAGE_DIRECTORY="$DATA_DIR/hypothesis" # not .hypothesis/ in
 # example database (nothing kept between runs) make every run draw the same cases, as far as the service's
 # answers (new ids, times) let it. A request may take 30 s (default 10) before it counts as a network error,
 # for a busy machine. The access token lasts 15 minutes (CONTRACT §4): a run must end before that.
-"$VENV/bin/st" --config-file tests/conformance/schemathesis.toml run openapi.json --url "http://127.0.0.1:$PORT" \
-  -H "Authorization: Bearer $TOKEN" --max-examples "$MAX_EXAMPLES" --seed 1 --workers 1 --generation-database none \
-  --request-timeout 30 \
-  --exclude-path-regex '^/auth/(logout|refresh)$' --no-color --report junit,har --report-dir "$REPORT_DIR" "$@" &
-FUZZER=$! # in the background, so that a TERM is handled at once (bash waits for a foreground command first)
-wait "$FUZZER" || status=$?
-FUZZER=
+# fuzz NAME TOKEN EXAMPLES [st run options]: one run as the caller whose access token is TOKEN (none when empty)
+fuzz() {
+  local name="$1" examples="$3" auth=()
+  [ -n "$2" ] && auth=(-H "Authorization: Bearer $2")
+  shift 3
+  echo "=== Schemathesis run: $name ==="
+  "$VENV/bin/st" --config-file tests/conformance/schemathesis.toml run openapi.json --url "http://127.0.0.1:$PORT" \
+    "${auth[@]}" --max-examples "$examples" --seed 1 --workers 1 --generation-database none \
+    --request-timeout 30 --no-color --report junit,har --report-dir "$REPORT_DIR/$name" "$@" "${ST_OPTIONS[@]}" &
+  FUZZER=$! # in the background, so that a TERM is handled at once (bash waits for a foreground command first)
+  wait "$FUZZER" || status=$?
+  FUZZER=
+}
+SESSION_ENDS='^/auth/(logout|refresh)$' # logout and refresh end the run's session
+fuzz admin "$TOKEN" "$MAX_EXAMPLES" --exclude-path-regex "$SESSION_ENDS"
+# The second caller: a user created now (the first run may have deactivated the spare), a member of workspace
+# 1 and project 1 without any permission. Its run reaches the 403s of the operations that need a permission
+# (the admin holds them all) and checks those answers against the document as the first run checks the rest.
+# Its hook guard turns around: a request that would deactivate or remove this user names the admin instead.
+if [ "${status:-0}" -eq 0 ]; then
+  SECOND_ID="$(api POST /users \
+    "{\"email\":\"second@schemathesis.test\",\"name\":\"Second\",\"password\":\"$PASSWORD\",\"permissions\":[]}" id)"
+  api POST /workspaces/1/members "{\"userId\":\"$SECOND_ID\"}" userId >/dev/null
+  api POST /projects/1/members "{\"userId\":\"$SECOND_ID\"}" userId >/dev/null
+  SECOND_TOKEN="$(api POST /auth/login "{\"email\":\"second@schemathesis.test\",\"password\":\"$PASSWORD\"}" access_token)"
+  SCHEMATHESIS_SPARE_USER_ID="$SCHEMATHESIS_ADMIN_USER_ID"
+  SCHEMATHESIS_ADMIN_USER_ID="$SECOND_ID"
+  fuzz without-permissions "$SECOND_TOKEN" "$SECOND_CALLER_EXAMPLES" --exclude-path-regex "$SESSION_ENDS" --phases fuzzing
+fi
+# No caller at all: every operation but the public ones is a 401 (the runs above send a token with nearly
+# every request they make), logout and refresh included, as no session can end.
+[ "${status:-0}" -eq 0 ] && fuzz without-token '' "$SECOND_CALLER_EXAMPLES" --phases fuzzing
 if [ "${status:-0}" -ne 0 ]; then
   echo "--- last lines of the service log ---" >&2
   tail -40 "$DATA_DIR/server.log" >&2
+else
+  # the documented statuses no run reached, per operation (informational: see tests/conformance/status_coverage.py)
+  echo "status coverage: $(python3 tests/conformance/status_coverage.py openapi.json "$REPORT_DIR"/*/har-*.json | tr -d '\n')"
 fi
 exit "${status:-0}"
