@@ -1,6 +1,7 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 
-type Schema = Record<string, unknown>;
+import { visit, type Schema } from './openapi-walk.js';
+
 const SCHEMA_REF = '#/components/schemas/';
 
 /**
@@ -11,10 +12,7 @@ const SCHEMA_REF = '#/components/schemas/';
  */
 export function typeNullableReferences(doc: OpenAPIObject): void {
   const components = (doc.components?.schemas ?? {}) as Record<string, Schema>;
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    const schema = node as Schema;
+  const typeReference = (schema: Schema): void => {
     if (schema.nullable === true && schema.type === undefined) {
       const parts = (schema.allOf ?? schema.anyOf ?? schema.oneOf) as Schema[] | undefined;
       const targets = (parts ?? []).map((part) => (typeof part.$ref === 'string' ? components[part.$ref.slice(SCHEMA_REF.length)] : part));
@@ -32,10 +30,9 @@ export function typeNullableReferences(doc: OpenAPIObject): void {
         }
       }
     }
-    Object.values(schema).forEach(visit);
   };
-  visit(doc.paths);
-  visit(doc.components);
+  visit(doc.paths, typeReference);
+  visit(doc.components, typeReference);
 }
 
 /**
@@ -44,16 +41,12 @@ export function typeNullableReferences(doc: OpenAPIObject): void {
  * `multipleOf` out; the property's description states the rule (e.g. a tax rate's at most 4 decimal places).
  */
 export function dropFractionalMultipleOf(doc: OpenAPIObject): void {
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) return node.forEach(visit);
-    if (!node || typeof node !== 'object') return;
-    const schema = node as Schema;
+  const dropFractional = (schema: Schema): void => {
     if (typeof schema.multipleOf === 'number' && schema.multipleOf < 1) {
       if (typeof schema.description !== 'string') throw new Error('openapi 3.0: a fractional multipleOf without a description to carry it');
       delete schema.multipleOf;
     }
-    Object.values(schema).forEach(visit);
   };
-  visit(doc.paths);
-  visit(doc.components);
+  visit(doc.paths, dropFractional);
+  visit(doc.components, dropFractional);
 }

@@ -1,15 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { OpenAPIObject } from 'trpc-to-openapi';
+import { visit, visitSchemas, type Schema } from './openapi-walk.js';
 
-type Schema = Record<string, unknown>;
 const SCHEMA_REF = '#/components/schemas/';
-
-function visit(node: unknown, fn: (schema: Schema) => void): void {
-  if (Array.isArray(node)) return node.forEach((child) => visit(child, fn));
-  if (!node || typeof node !== 'object') return;
-  fn(node as Schema);
-  for (const child of Object.values(node)) visit(child, fn);
-}
 
 /**
  * Tuples (`between` conditions: `[min, max]`) are written by zod as `prefixItems`, which OAS 3.0,
@@ -164,14 +157,6 @@ export function requestTextWithoutNul(doc: OpenAPIObject): void {
     }
   }
   for (const name of reached) mark(components[name]);
-}
-
-/** Like visit(), but not into `$ref`s (components are shared with responses) or examples. */
-function visitSchemas(node: unknown, fn: (schema: Schema) => void): void {
-  if (Array.isArray(node)) return node.forEach((child) => visitSchemas(child, fn));
-  if (!node || typeof node !== 'object') return;
-  fn(node as Schema);
-  for (const [key, child] of Object.entries(node)) if (key !== 'example' && key !== 'examples') visitSchemas(child, fn);
 }
 
 /**
