@@ -30,7 +30,8 @@ async function writableProject(actor: Actor, id: number, tx: Transaction): Promi
 
 async function assertCodeFree(workspaceId: number, code: string, tx: Transaction, exceptId?: number): Promise<void> {
   const where = exceptId ? { workspaceId, code, id: { [Op.ne]: exceptId } } : { workspaceId, code };
-  if (await Project.findOne({ where, transaction: tx })) throw conflict(`Project code ${quotedValue(code)} is already used in this workspace`);
+  if (await Project.findOne({ where, transaction: tx }))
+    throw conflict(`Project code ${quotedValue(code)} is already used in this workspace`);
 }
 
 export async function createProject(actor: Actor, input: CreateProjectInput): Promise<ProjectObject> {
