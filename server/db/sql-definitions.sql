@@ -1,23 +1,20 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 22 functions
+-- 25 functions
 
--- bank_lines_match_check()
-CREATE OR REPLACE FUNCTION public.bank_lines_match_check()
+-- bank_match_checks_enforce()
+CREATE OR REPLACE FUNCTION public.bank_match_checks_enforce()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
+    DECLARE
+      ids uuid[];
     BEGIN
-      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
-        PERFORM bank_match_enforce(OLD.match_id);
-      END IF;
-      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id)
-         AND NOT EXISTS (
-           SELECT 1 FROM bank_lines l JOIN bank_match_entries me ON me.match_id = NEW.match_id
-            WHERE l.id = NEW.id AND l.xmin = pg_current_xact_id()::xid AND l.xmax IN ('0'::xid, l.xmin)
-              AND me.xmin = l.xmin AND me.cmin = l.cmin AND me.xmax = '0'::xid) THEN
-        PERFORM bank_match_enforce(NEW.match_id);
+      WITH taken AS (DELETE FROM bank_match_checks RETURNING match_ids)
+      SELECT array_agg(DISTINCT m) INTO ids FROM taken CROSS JOIN LATERAL unnest(taken.match_ids) AS m;
+      IF ids IS NOT NULL THEN
+        PERFORM bank_matches_enforce(ids);
       END IF;
       RETURN NULL;
     END $function$;
@@ -25,48 +22,8 @@ AS $function$
 -- bank_match_enforce(m uuid)
 CREATE OR REPLACE FUNCTION public.bank_match_enforce(m uuid)
  RETURNS void
- LANGUAGE plpgsql
- SET enable_seqscan TO 'off'
-AS $function$
-    DECLARE
-      v record;
-    BEGIN
-      SELECT a.currency,
-             (SELECT COALESCE(sum(l.amount_cents), 0) FROM bank_lines l WHERE l.match_id = m) AS lines_cents,
-             x.entries_cents, x.dead, x.foreign, x.unreconciled
-        INTO v
-        FROM (SELECT bank_account_id FROM bank_matches WHERE id = m OFFSET 0) bm
-        JOIN bank_accounts a ON a.id = bm.bank_account_id
-        CROSS JOIN LATERAL (
-          SELECT COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS entries_cents,
-                 count(*) FILTER (WHERE e.entry_status IN ('VOIDED', 'CANCELLED', 'REJECTED')) AS dead,
-                 count(*) FILTER (WHERE e.base_currency <> a.currency) AS foreign,
-                 count(*) FILTER (WHERE NOT e.is_reconciled) AS unreconciled
-            FROM bank_match_entries me JOIN entries e ON e.id = me.entry_id
-           WHERE me.match_id = m
-        ) x;
-      IF NOT FOUND THEN
-        RETURN; -- the match is gone (dissolved or deleted)
-      END IF;
-      IF v.lines_cents <> v.entries_cents THEN
-        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', m, v.lines_cents, v.entries_cents
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-      IF v.dead > 0 OR v.foreign > 0 OR v.unreconciled > 0 THEN
-        RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', m, v.currency
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-    END $function$;
-
--- bank_match_entries_check()
-CREATE OR REPLACE FUNCTION public.bank_match_entries_check()
- RETURNS trigger
- LANGUAGE plpgsql
-AS $function$
-    BEGIN
-      PERFORM bank_match_enforce(CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END);
-      RETURN NULL;
-    END $function$;
+ LANGUAGE sql
+AS $function$ SELECT bank_matches_enforce(ARRAY[m]) $function$;
 
 -- bank_match_guard()
 CREATE OR REPLACE FUNCTION public.bank_match_guard()
@@ -78,6 +35,77 @@ AS $function$
         RAISE EXCEPTION 'Entry % is in bank match; delete the match to unreconcile it', NEW.id USING ERRCODE = '23P01', DETAIL = 'The entry is reconciled by a bank match', CONSTRAINT = 'entries_bank_match_guard';
       END IF;
       RETURN NEW;
+    END $function$;
+
+-- bank_match_rows_changed()
+CREATE OR REPLACE FUNCTION public.bank_match_rows_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF TG_OP = 'INSERT' THEN
+        PERFORM bank_matches_changed(ARRAY(SELECT n.match_id FROM new_rows n WHERE n.match_id IS NOT NULL));
+      ELSIF TG_OP = 'DELETE' THEN
+        PERFORM bank_matches_changed(ARRAY(SELECT o.match_id FROM old_rows o WHERE o.match_id IS NOT NULL));
+      ELSE
+        PERFORM bank_matches_changed(ARRAY(
+          SELECT n.match_id FROM new_rows n WHERE n.match_id IS NOT NULL
+          UNION ALL SELECT o.match_id FROM old_rows o WHERE o.match_id IS NOT NULL));
+      END IF;
+      RETURN NULL;
+    END $function$;
+
+-- bank_match_state(ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_match_state(ids uuid[])
+ RETURNS TABLE(checked_match uuid, account_currency text, lines_cents numeric, entries_cents numeric, entries_ok boolean, balanced boolean)
+ LANGUAGE plpgsql
+ STABLE
+ SET enable_seqscan TO 'off'
+AS $function$
+    BEGIN
+      RETURN QUERY
+      SELECT bm.id, a.currency::text, ls.cents, x.cents, x.ok, ls.cents = x.cents AND x.ok
+        FROM (SELECT m.id, m.bank_account_id FROM bank_matches m WHERE m.id = ANY(ids) OFFSET 0) bm
+        JOIN bank_accounts a ON a.id = bm.bank_account_id
+        CROSS JOIN LATERAL (SELECT COALESCE(sum(l.amount_cents), 0) AS cents FROM bank_lines l WHERE l.match_id = bm.id) ls
+        CROSS JOIN LATERAL (
+          SELECT COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS cents,
+                 COALESCE(bool_and(e.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')
+                                   AND e.base_currency = a.currency AND e.is_reconciled), true) AS ok
+            FROM bank_match_entries me JOIN entries e ON e.id = me.entry_id
+           WHERE me.match_id = bm.id
+        ) x;
+    END $function$;
+
+-- bank_matches_changed(ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_matches_changed(ids uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      IF cardinality(ids) > 0 THEN
+        INSERT INTO bank_match_checks (match_ids) VALUES (ids);
+      END IF;
+    END $function$;
+
+-- bank_matches_enforce(ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_matches_enforce(ids uuid[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+    DECLARE
+      v record;
+    BEGIN
+      SELECT * INTO v FROM bank_match_state(ids) s WHERE NOT s.balanced LIMIT 1;
+      IF NOT FOUND THEN
+        RETURN; -- balanced, or gone (dissolved or deleted)
+      END IF;
+      IF v.lines_cents <> v.entries_cents THEN
+        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
+          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
+      END IF;
+      RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
     END $function$;
 
 -- closed_period_name(ws integer, day date)
@@ -374,13 +402,16 @@ AS $function$
       RETURN NULL;
     END $function$;
 
--- 33 triggers
+-- 36 triggers
 
 CREATE TRIGGER rules_categories_updated_notify AFTER UPDATE ON accounting_categories REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
-CREATE CONSTRAINT TRIGGER bank_lines_match_balance_delete AFTER DELETE ON bank_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (old.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
-CREATE CONSTRAINT TRIGGER bank_lines_match_balance_insert AFTER INSERT ON bank_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (new.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
-CREATE CONSTRAINT TRIGGER bank_lines_match_balance_update AFTER UPDATE ON bank_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (old.match_id IS DISTINCT FROM new.match_id OR new.match_id IS NOT NULL AND old.amount_cents IS DISTINCT FROM new.amount_cents) EXECUTE FUNCTION bank_lines_match_check();
-CREATE CONSTRAINT TRIGGER bank_match_entries_balance AFTER INSERT OR DELETE OR UPDATE ON bank_match_entries DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bank_match_entries_check();
+CREATE TRIGGER bank_lines_match_delete AFTER DELETE ON bank_lines REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE TRIGGER bank_lines_match_insert AFTER INSERT ON bank_lines REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE TRIGGER bank_lines_match_update AFTER UPDATE ON bank_lines REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE CONSTRAINT TRIGGER bank_match_balance AFTER INSERT ON bank_match_checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bank_match_checks_enforce();
+CREATE TRIGGER bank_match_entries_delete AFTER DELETE ON bank_match_entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE TRIGGER bank_match_entries_insert AFTER INSERT ON bank_match_entries REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE TRIGGER bank_match_entries_update AFTER UPDATE ON bank_match_entries REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
 CREATE TRIGGER entries_bank_match_guard BEFORE UPDATE OF is_reconciled ON entries FOR EACH ROW WHEN (old.is_reconciled AND NOT new.is_reconciled) EXECUTE FUNCTION bank_match_guard();
 CREATE CONSTRAINT TRIGGER entries_caps AFTER UPDATE OF amount_cents, entry_status ON entries DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (old.amount_cents IS DISTINCT FROM new.amount_cents OR (old.entry_status = ANY (ARRAY['VOIDED'::text, 'CANCELLED'::text, 'REJECTED'::text])) AND (new.entry_status <> ALL (ARRAY['VOIDED'::text, 'CANCELLED'::text, 'REJECTED'::text]))) EXECUTE FUNCTION entries_caps_check();
 CREATE TRIGGER entries_closed_period_delete AFTER DELETE ON entries REFERENCING OLD TABLE AS gone_rows FOR EACH STATEMENT EXECUTE FUNCTION entries_closed_period_rows();

@@ -184,7 +184,7 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     await client.query('UPDATE entries SET is_reconciled = true, reconciled_at = now() WHERE id = $1', [entry.id]);
     return { lineId: line.id, entryId: entry.id };
   }
-  /** One statement writing a whole match of the line and the entry, as auto-match does (migration 0043 checks it once). */
+  /** One statement writing a whole match of the line and the entry, as auto-match does (checked once at commit: 0044). */
   const ONE_STATEMENT_MATCH = `
     WITH m AS (INSERT INTO bank_matches (id, workspace_id, bank_account_id, method) VALUES ($1, $2, $3, 'AUTO')),
          me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $5, $2))
@@ -212,7 +212,7 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
       const second = await freshPair('-1.00', 1);
       const id = randomUUID();
       const err = await commit(
-        ...(immediate ? [['SET CONSTRAINTS bank_match_entries_balance IMMEDIATE'] as [string]] : []),
+        ...(immediate ? [['SET CONSTRAINTS bank_match_balance IMMEDIATE'] as [string]] : []),
         matchInOneStatement(id, pair),
         [`UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $2`, [id, second.lineId]],
       );
@@ -233,6 +233,70 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     ]);
     expect(err).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
     expect(await lineOf(extra.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+  });
+
+  it('refuses an entry moved from one match to another: the match it left is checked too', async () => {
+    const left = await freshPair('-60.00', 6_000);
+    const leftId = randomUUID();
+    expect(await commit(matchInOneStatement(leftId, left))).toBeNull();
+    const moved = await freshPair('-0.01', 1);
+    expect(
+      await commit([
+        `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $2, $3))
+         UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $4`,
+        [leftId, moved.entryId, w.workspaceId, moved.lineId],
+      ]),
+    ).toBeNull();
+    // the match it joins balances with it (60.01 each side), the one it leaves no longer does (60.01 against 60.00)
+    const joined = await freshPair('-60.01', 6_000);
+    const err = await commit(matchInOneStatement(randomUUID(), joined), [
+      'UPDATE bank_match_entries SET match_id = (SELECT match_id FROM bank_lines WHERE id = $1) WHERE entry_id = $2',
+      [joined.lineId, moved.entryId],
+    ]);
+    expect(err).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
+    expect(await row('SELECT match_id FROM bank_match_entries WHERE entry_id = $1', [moved.entryId])).toEqual({ match_id: leftId });
+  });
+
+  it('checks what a transaction still holds after a savepoint rolled back, and nothing of what the savepoint undid', async () => {
+    const kept = await freshPair('-7.00', 699);
+    const err = await commit(
+      matchInOneStatement(randomUUID(), kept),
+      ['SAVEPOINT s'],
+      [`UPDATE entries SET description = 'inside the savepoint' WHERE id = $1`, [kept.entryId]],
+      ['ROLLBACK TO SAVEPOINT s'],
+    );
+    expect(err, 'the unbalanced match written before the savepoint').toMatchObject({ constraint: 'bank_match_balance' });
+
+    const undone = await freshPair('-7.00', 699);
+    expect(
+      await commit(['SAVEPOINT s'], matchInOneStatement(randomUUID(), undone), ['ROLLBACK TO SAVEPOINT s']),
+      'the unbalanced match undone with its savepoint',
+    ).toBeNull();
+    expect(await lineOf(undone.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+    expect((await row('SELECT count(*)::int AS n FROM bank_match_checks', [])).n, 'no row outlives its transaction').toBe(0);
+  });
+
+  it('checks each transaction’s own matches: one committing beside another’s open unbalanced match neither waits nor takes it', async () => {
+    const other = new pg.Client(pgClientConfig());
+    await other.connect();
+    try {
+      const unbalanced = await freshPair('-9.00', 899);
+      await other.query('BEGIN');
+      const [text, values] = matchInOneStatement(randomUUID(), unbalanced);
+      await other.query(text, values);
+
+      const balanced = await freshPair('-9.00', 900);
+      const id = randomUUID();
+      await client.query('SET statement_timeout = 5000'); // a wait on the other's rows would fail here, not hang
+      expect(await commit(matchInOneStatement(id, balanced))).toBeNull();
+      await client.query('RESET statement_timeout');
+      expect(await lineOf(balanced.lineId)).toEqual({ status: 'MATCHED', match_id: id });
+
+      await expect(other.query('COMMIT')).rejects.toMatchObject({ constraint: 'bank_match_balance' });
+      expect(await lineOf(unbalanced.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
+    } finally {
+      await other.end();
+    }
   });
 
   it('commits a change that keeps it balanced (amounts moved between its entries), and a whole dissolve', async () => {

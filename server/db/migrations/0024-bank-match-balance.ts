@@ -49,6 +49,29 @@ export const BANK_LINES_MATCH_CHECK_0024 = `
     END $$;
 `;
 
+/** 0024's check of a match's entries, and its row triggers on lines and match entries (0044 replaces them by statement
+ * triggers, and restores these on the way down). */
+export const BANK_MATCH_ENTRIES_CHECK_0024 = `
+    CREATE FUNCTION bank_match_entries_check() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM bank_match_enforce(CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END);
+      RETURN NULL;
+    END $$;
+`;
+export const BANK_MATCH_ROW_TRIGGERS_0024 = `
+    -- an import inserts its lines UNMATCHED: no check queued for them
+    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_insert AFTER INSERT ON bank_lines
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
+    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_update AFTER UPDATE ON bank_lines
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+      WHEN (OLD.match_id IS DISTINCT FROM NEW.match_id OR (NEW.match_id IS NOT NULL AND OLD.amount_cents IS DISTINCT FROM NEW.amount_cents))
+      EXECUTE FUNCTION bank_lines_match_check();
+    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_delete AFTER DELETE ON bank_lines
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
+    CREATE CONSTRAINT TRIGGER bank_match_entries_balance AFTER INSERT OR UPDATE OR DELETE ON bank_match_entries
+      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bank_match_entries_check();
+`;
+
 /**
  * CONTRACT §14 "A match always balances", held by PostgreSQL at commit (issue 28): for every bank match, the
  * signed sum of its lines equals the signed sum of its entries (INCOME +, EXPENSE −), each entry has the account's
@@ -67,28 +90,14 @@ export const m0024: Migration = {
 ${BANK_MATCH_ENFORCE_0024}
 
 ${BANK_LINES_MATCH_CHECK_0024}
-    CREATE FUNCTION bank_match_entries_check() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM bank_match_enforce(CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END);
-      RETURN NULL;
-    END $$;
+${BANK_MATCH_ENTRIES_CHECK_0024}
     CREATE FUNCTION entries_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
       PERFORM bank_match_enforce(me.match_id) FROM bank_match_entries me WHERE me.entry_id = NEW.id;
       RETURN NULL;
     END $$;
 
-    -- an import inserts its lines UNMATCHED: no check queued for them
-    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_insert AFTER INSERT ON bank_lines
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (NEW.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
-    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_update AFTER UPDATE ON bank_lines
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
-      WHEN (OLD.match_id IS DISTINCT FROM NEW.match_id OR (NEW.match_id IS NOT NULL AND OLD.amount_cents IS DISTINCT FROM NEW.amount_cents))
-      EXECUTE FUNCTION bank_lines_match_check();
-    CREATE CONSTRAINT TRIGGER bank_lines_match_balance_delete AFTER DELETE ON bank_lines
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (OLD.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_check();
-    CREATE CONSTRAINT TRIGGER bank_match_entries_balance AFTER INSERT OR UPDATE OR DELETE ON bank_match_entries
-      DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bank_match_entries_check();
+${BANK_MATCH_ROW_TRIGGERS_0024}
     CREATE CONSTRAINT TRIGGER entries_match_balance AFTER UPDATE ON entries
       DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
       WHEN (OLD.is_reconciled AND (OLD.amount_cents IS DISTINCT FROM NEW.amount_cents

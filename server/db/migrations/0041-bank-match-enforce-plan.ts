@@ -1,20 +1,8 @@
 import { BANK_MATCH_ENFORCE_0024 } from './0024-bank-match-balance.js';
 import { sql, type Migration } from './types.js';
 
-/**
- * The match-balance check of migration 0024, same rule, with plans that stay index lookups (issue 28's bench).
- *
- * plpgsql caches a generic plan after five calls, made from the statistics of the tables — and an auto-match adds
- * thousands of matches inside one transaction to tables whose statistics say "a few rows". 0024's join then read
- * bank_matches through bank_matches_account_idx with `id = $1` as a filter (or bank_lines, bank_matches and
- * bank_match_entries by sequential scans): every check scanned every match written so far, so one auto-match of n
- * lines cost O(n²) at commit (2,000 matches: 0.85 s of COMMIT instead of 0.14 s). Here the match is looked up alone
- * (the OFFSET 0 keeps that subquery apart, so only an index on id serves it), the entries are summed in a LATERAL
- * subquery, and the function plans without sequential scans: each of its lookups has an index made for it.
- */
-export const m0041: Migration = {
-  name: '0041-bank-match-enforce-plan',
-  up: sql(`
+/** 0041's check (0044 bases it on bank_match_state and restores this one on the way down). */
+export const BANK_MATCH_ENFORCE_0041 = `
     CREATE OR REPLACE FUNCTION bank_match_enforce(m uuid) RETURNS void LANGUAGE plpgsql SET enable_seqscan = off AS $$
     DECLARE
       v record;
@@ -45,6 +33,21 @@ export const m0041: Migration = {
           USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
       END IF;
     END $$;
-  `),
+`;
+
+/**
+ * The match-balance check of migration 0024, same rule, with plans that stay index lookups (issue 28's bench).
+ *
+ * plpgsql caches a generic plan after five calls, made from the statistics of the tables — and an auto-match adds
+ * thousands of matches inside one transaction to tables whose statistics say "a few rows". 0024's join then read
+ * bank_matches through bank_matches_account_idx with `id = $1` as a filter (or bank_lines, bank_matches and
+ * bank_match_entries by sequential scans): every check scanned every match written so far, so one auto-match of n
+ * lines cost O(n²) at commit (2,000 matches: 0.85 s of COMMIT instead of 0.14 s). Here the match is looked up alone
+ * (the OFFSET 0 keeps that subquery apart, so only an index on id serves it), the entries are summed in a LATERAL
+ * subquery, and the function plans without sequential scans: each of its lookups has an index made for it.
+ */
+export const m0041: Migration = {
+  name: '0041-bank-match-enforce-plan',
+  up: sql(BANK_MATCH_ENFORCE_0041),
   down: sql(BANK_MATCH_ENFORCE_0024.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')),
 };

@@ -1,6 +1,24 @@
 import { BANK_LINES_MATCH_CHECK_0024 } from './0024-bank-match-balance.js';
 import { sql, type Migration } from './types.js';
 
+/** 0043's check of a line's match (0044 replaces the row checks by statement checks and restores this on the way down). */
+export const BANK_LINES_MATCH_CHECK_0043 = `
+    CREATE OR REPLACE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
+        PERFORM bank_match_enforce(OLD.match_id);
+      END IF;
+      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id)
+         AND NOT EXISTS (
+           SELECT 1 FROM bank_lines l JOIN bank_match_entries me ON me.match_id = NEW.match_id
+            WHERE l.id = NEW.id AND l.xmin = pg_current_xact_id()::xid AND l.xmax IN ('0'::xid, l.xmin)
+              AND me.xmin = l.xmin AND me.cmin = l.cmin AND me.xmax = '0'::xid) THEN
+        PERFORM bank_match_enforce(NEW.match_id);
+      END IF;
+      RETURN NULL;
+    END $$;
+`;
+
 /**
  * The match-balance check of 0024 once per new match instead of twice (issue 28's auto-match bench).
  *
@@ -21,21 +39,6 @@ import { sql, type Migration } from './types.js';
  */
 export const m0043: Migration = {
   name: '0043-bank-match-check-once',
-  up: sql(`
-    CREATE OR REPLACE FUNCTION bank_lines_match_check() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      IF TG_OP <> 'INSERT' AND OLD.match_id IS NOT NULL THEN
-        PERFORM bank_match_enforce(OLD.match_id);
-      END IF;
-      IF TG_OP <> 'DELETE' AND NEW.match_id IS NOT NULL AND (TG_OP = 'INSERT' OR NEW.match_id IS DISTINCT FROM OLD.match_id)
-         AND NOT EXISTS (
-           SELECT 1 FROM bank_lines l JOIN bank_match_entries me ON me.match_id = NEW.match_id
-            WHERE l.id = NEW.id AND l.xmin = pg_current_xact_id()::xid AND l.xmax IN ('0'::xid, l.xmin)
-              AND me.xmin = l.xmin AND me.cmin = l.cmin AND me.xmax = '0'::xid) THEN
-        PERFORM bank_match_enforce(NEW.match_id);
-      END IF;
-      RETURN NULL;
-    END $$;
-  `),
+  up: sql(BANK_LINES_MATCH_CHECK_0043),
   down: sql(BANK_LINES_MATCH_CHECK_0024.replace('CREATE FUNCTION', 'CREATE OR REPLACE FUNCTION')),
 };

@@ -65,16 +65,18 @@ export async function releaseMatch(tx: Transaction, matchId: string): Promise<vo
 }
 
 async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
-  await db().query(`UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])`, {
-    bind: [matchIds],
-    transaction: tx,
-  });
-  const entries = await db().query<{ entry_id: string; match_id: string }>(
-    'DELETE FROM bank_match_entries WHERE match_id = ANY($1::uuid[]) RETURNING entry_id, match_id',
+  // one statement: no match is left half released when it ends (migration 0044 checks the matches then)
+  return db().query<{ entry_id: string; match_id: string }>(
+    `WITH l AS (
+       UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])
+     ), me AS (
+       DELETE FROM bank_match_entries WHERE match_id = ANY($1::uuid[]) RETURNING entry_id, match_id
+     ), m AS (
+       DELETE FROM bank_matches WHERE id = ANY($1::uuid[])
+     )
+     SELECT entry_id, match_id FROM me`,
     { bind: [matchIds], type: QueryTypes.SELECT, transaction: tx },
   );
-  await db().query('DELETE FROM bank_matches WHERE id = ANY($1::uuid[])', { bind: [matchIds], transaction: tx });
-  return entries;
 }
 
 /** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
