@@ -1,7 +1,17 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 25 functions
+-- 26 functions
+
+-- bank_lines_match_row()
+CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      PERFORM bank_matches_changed(ARRAY[CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END]);
+      RETURN NULL;
+    END $function$;
 
 -- bank_match_checks_enforce()
 CREATE OR REPLACE FUNCTION public.bank_match_checks_enforce()
@@ -405,8 +415,8 @@ AS $function$
 -- 36 triggers
 
 CREATE TRIGGER rules_categories_updated_notify AFTER UPDATE ON accounting_categories REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
-CREATE TRIGGER bank_lines_match_delete AFTER DELETE ON bank_lines REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
-CREATE TRIGGER bank_lines_match_insert AFTER INSERT ON bank_lines REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+CREATE TRIGGER bank_lines_match_delete AFTER DELETE ON bank_lines FOR EACH ROW WHEN (old.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
+CREATE TRIGGER bank_lines_match_insert AFTER INSERT ON bank_lines FOR EACH ROW WHEN (new.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
 CREATE TRIGGER bank_lines_match_update AFTER UPDATE ON bank_lines REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
 CREATE CONSTRAINT TRIGGER bank_match_balance AFTER INSERT ON bank_match_checks DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION bank_match_checks_enforce();
 CREATE TRIGGER bank_match_entries_delete AFTER DELETE ON bank_match_entries REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();

@@ -235,6 +235,24 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     expect(await lineOf(extra.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
   });
 
+  it('refuses a line inserted into a match and a matched line deleted', async () => {
+    const pair = await freshPair('-30.00', 3_000);
+    const id = randomUUID();
+    expect(await commit(matchInOneStatement(id, pair))).toBeNull();
+    const err = await commit([
+      `INSERT INTO bank_lines (workspace_id, bank_account_id, statement_id, booking_date, amount_cents, currency, fingerprint, status, match_id)
+       SELECT workspace_id, bank_account_id, statement_id, booking_date, -1, currency, fingerprint || '-again', 'MATCHED', match_id
+         FROM bank_lines WHERE id = $1`,
+      [pair.lineId],
+    ]);
+    expect(err, 'inserted into the match').toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
+    expect(await commit(['DELETE FROM bank_lines WHERE id = $1', [pair.lineId]]), 'deleted from the match').toMatchObject({
+      code: '23514',
+      constraint: 'bank_match_balance',
+    });
+    expect(await lineOf(pair.lineId)).toEqual({ status: 'MATCHED', match_id: id });
+  });
+
   it('refuses an entry moved from one match to another: the match it left is checked too', async () => {
     const left = await freshPair('-60.00', 6_000);
     const leftId = randomUUID();

@@ -8,8 +8,8 @@ import { sql, type Migration } from './types.js';
  * once per changed row (issue 28's auto-match bench: 0024's row triggers queued two deferred events and ran one check
  * per match, about 9 % of an auto-match of 10,000 lines; 0043 saved one check of the two).
  *
- * Statement triggers on bank_lines and bank_match_entries note the matches each statement changed (from its transition
- * tables) as one row of bank_match_checks. That row's deferred constraint trigger `bank_match_balance` fires at commit
+ * Statement triggers on bank_lines (UPDATE) and bank_match_entries note the matches each statement changed (from its
+ * transition tables) as one row of bank_match_checks, and a line inserted or deleted in a match adds its own row. That row's deferred constraint trigger `bank_match_balance` fires at commit
  * (or when the statement ends, under SET CONSTRAINTS … IMMEDIATE); the first to fire takes every row of the
  * transaction and checks all their matches in one set-based query, so an auto-match costs two rows and one check, not
  * two events and a check per match. The rule reads the same: checked when the transaction commits, for every match
@@ -102,6 +102,13 @@ export const m0044: Migration = {
       RETURN NULL;
     END $$;
 
+    -- a line inserted or deleted in a match (an import inserts its lines unmatched: no capture of its rows, no row)
+    CREATE FUNCTION bank_lines_match_row() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM bank_matches_changed(ARRAY[CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END]);
+      RETURN NULL;
+    END $$;
+
     DROP TRIGGER bank_match_entries_balance ON bank_match_entries;
     DROP TRIGGER bank_lines_match_balance_delete ON bank_lines;
     DROP TRIGGER bank_lines_match_balance_update ON bank_lines;
@@ -110,11 +117,11 @@ export const m0044: Migration = {
     DROP FUNCTION bank_lines_match_check();
 
     CREATE TRIGGER bank_lines_match_insert AFTER INSERT ON bank_lines
-      REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+      FOR EACH ROW WHEN (NEW.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
     CREATE TRIGGER bank_lines_match_update AFTER UPDATE ON bank_lines
       REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
     CREATE TRIGGER bank_lines_match_delete AFTER DELETE ON bank_lines
-      REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
+      FOR EACH ROW WHEN (OLD.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
     CREATE TRIGGER bank_match_entries_insert AFTER INSERT ON bank_match_entries
       REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION bank_match_rows_changed();
     CREATE TRIGGER bank_match_entries_update AFTER UPDATE ON bank_match_entries
@@ -130,6 +137,7 @@ export const m0044: Migration = {
     DROP TRIGGER bank_lines_match_update ON bank_lines;
     DROP TRIGGER bank_lines_match_insert ON bank_lines;
     DROP FUNCTION bank_match_rows_changed();
+    DROP FUNCTION bank_lines_match_row();
     DROP FUNCTION bank_matches_changed(uuid[]);
     DROP TABLE bank_match_checks;
     DROP FUNCTION bank_match_checks_enforce();
