@@ -19,6 +19,18 @@ operations instead of the consequences of its own earlier requests. No check is 
    away halfway through: every later request is a 401 or 403 and tests nothing. When such a request names
    that admin, it names a spare user instead (created by the script, a member of workspace 1 and project
    1). Any other id, valid or not, is sent as generated.
+
+3. Bodies the service must turn away (only in the runs that set SCHEMATHESIS_BODY_MODE; scripts/schemathesis.sh
+   runs them with the checks that judge an answer against the document, not the ones that judge whether a
+   request should have been accepted). Every operation that documents the status gets, in place of its body:
+   - `unsupported-media-type` (415): the body as text/plain, where the operation reads JSON or a multipart
+     form, or reads no body at all;
+   - `too-large` (413): a JSON body one byte over its limit (CONTRACT §12: 1 MiB, 10 MiB for ingest), or a file
+     one byte over the upload limit (25 MiB) in a multipart form.
+   Two upload operations look up stored objects before they read the file (a 404 otherwise): they name the bank
+   account and the REQUESTED document the script created for these runs.
+   The statuses answered in these runs are written to SCHEMATHESIS_STATUS_LOG (one "METHOD /path STATUS" line per
+   call), not to a HAR file, which would hold every oversized body.
 """
 
 import os
@@ -73,7 +85,51 @@ def _spare_the_admin(case):
         case.path_parameters[parameter] = SPARE_ID
 
 
+BODY_MODE = os.environ.get("SCHEMATHESIS_BODY_MODE", "")
+STATUS_LOG = os.environ.get("SCHEMATHESIS_STATUS_LOG", "")
+MiB = 1 << 20
+JSON_LIMIT, INGEST_LIMIT, UPLOAD_LIMIT = MiB, 10 * MiB, 25 * MiB  # CONTRACT §12, the service's defaults
+
+
+def _documents(case, status):
+    return status in case.operation.definition.raw.get("responses", {})
+
+
+def _stored_objects():
+    env = os.environ.get
+    return {
+        "POST /bank-accounts/{id}/statements": {"id": env("SCHEMATHESIS_BODY_ACCOUNT_ID")},
+        "POST /entries/{entryId}/documents/{documentId}/fulfill": {
+            "entryId": env("SCHEMATHESIS_BODY_ENTRY_ID"),
+            "documentId": env("SCHEMATHESIS_BODY_DOCUMENT_ID"),
+        },
+    }
+
+
+def _break_body(case):
+    if BODY_MODE:
+        case.path_parameters.update(_stored_objects().get(case.operation.label, {}))
+    if BODY_MODE == "unsupported-media-type" and _documents(case, "415"):
+        case.media_type = "text/plain"
+        case.body = "a text body where the operation reads JSON, a form or nothing"
+    elif BODY_MODE == "too-large" and _documents(case, "413"):
+        if case.media_type == "multipart/form-data":
+            case.body = {**(case.body if isinstance(case.body, dict) else {}), "file": b"x" * (UPLOAD_LIMIT + 1)}
+        else:
+            limit = INGEST_LIMIT if case.path.endswith("/ingest") else JSON_LIMIT
+            case.media_type = "application/json"
+            case.body = {"padding": "x" * limit}
+
+
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
     _unique_idempotency_key(case)
     _spare_the_admin(case)
+    _break_body(case)
+
+
+@schemathesis.hook
+def after_call(ctx, case, response):
+    if STATUS_LOG:
+        with open(STATUS_LOG, "a", encoding="utf-8") as log:
+            log.write(f"{case.method.upper()} {case.formatted_path} {response.status_code}\n")

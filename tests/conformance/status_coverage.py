@@ -1,8 +1,9 @@
 """Which documented statuses the Schemathesis runs reached (issue 30: "enough examples per operation to cover
 every documented status"). Reads openapi.json and the HAR files the runs wrote (scripts/schemathesis.sh,
---report har) and prints one JSON object: per operation, the statuses documented and never answered.
+--report har), or the status logs of its body runs (tests/conformance/hooks.py: "METHOD /path STATUS" lines), and
+prints one JSON object: per operation, the statuses documented and never answered.
 
-Usage: python3 status_coverage.py OPENAPI_JSON HAR_FILE [HAR_FILE ...]
+Usage: python3 status_coverage.py OPENAPI_JSON HAR_OR_STATUS_LOG [HAR_OR_STATUS_LOG ...]
 """
 
 import json
@@ -25,16 +26,23 @@ def operations(document):
     return sorted(found, key=lambda o: o[4])
 
 
-def answered(har_files, known):
+def calls(name):
+    """(method, path, status) of every call a HAR file or a status log holds."""
+    with open(name, encoding="utf-8") as f:
+        if name.endswith(".json"):
+            for entry in json.load(f)["log"]["entries"]:
+                yield entry["request"]["method"].upper(), urlsplit(entry["request"]["url"]).path, entry["response"]["status"]
+        else:
+            for line in f:
+                method, path, status = line.split()
+                yield method, urlsplit(path).path, status
+
+
+def answered(files, known):
     """label -> the statuses answered to it."""
     seen = {}
-    for name in har_files:
-        with open(name, encoding="utf-8") as f:
-            har = json.load(f)
-        for entry in har["log"]["entries"]:
-            method = entry["request"]["method"].upper()
-            path = urlsplit(entry["request"]["url"]).path
-            status = entry["response"]["status"]
+    for name in files:
+        for method, path, status in calls(name):
             for op_method, pattern, label, _, _ in known:
                 if op_method == method and pattern.match(path):
                     seen.setdefault(label, set()).add(str(status))
