@@ -9,16 +9,17 @@ import { sql, type Migration } from './types.js';
  * per match, about 9 % of an auto-match of 10,000 lines; 0043 saved one check of the two).
  *
  * Statement triggers on bank_lines (UPDATE) and bank_match_entries note the matches each statement changed (from its
- * transition tables) as one row of bank_match_checks, and a line inserted or deleted in a match adds its own row. That row's deferred constraint trigger `bank_match_balance` fires at commit
- * (or when the statement ends, under SET CONSTRAINTS … IMMEDIATE); the first to fire takes every row of the
- * transaction and checks all their matches in one set-based query, so an auto-match costs two rows and one check, not
- * two events and a check per match. The rule reads the same: checked when the transaction commits, for every match
- * whose lines or entries changed; entries_match_balance (a matched entry changing) still checks its match row by row.
+ * transition tables) as one row of bank_match_checks; a line inserted into or deleted from a match adds its own row.
+ * That row's deferred constraint trigger `bank_match_balance` fires at commit (or when the statement ends, under SET
+ * CONSTRAINTS … IMMEDIATE); the first to fire takes every row of the transaction and checks all their matches in one
+ * set-based query, so an auto-match costs two rows and one check, not two events and a check per match. It sees no
+ * other transaction's row: none outlives its transaction. The rule reads the same: checked when the transaction
+ * commits, for every match whose lines or entries changed; entries_match_balance (a matched entry changing) still
+ * checks its match row by row.
  *
  * bank_match_state is the one reading of the rule: bank_matches_enforce raises from it, for the commit check and for
  * bank_match_enforce (entries_match_balance's). Its plan stays index lookups as 0041's did (enable_seqscan off, the
- * matches looked up alone); the transaction's rows are the only ones it ever sees, as no row of it outlives its
- * transaction.
+ * matches looked up alone).
  */
 export const m0044: Migration = {
   name: '0044-bank-match-statement-check',

@@ -52,9 +52,9 @@ const FREE_PAIRS_SQL = `
 
 /**
  * Auto-match inside the caller's transaction: finds the pairs, locks their entries (id order) and
- * lines, keeps the pairs still free after the locks, reconciles their entries and then writes one AUTO
- * match per pair in one set-based statement — complete when it ends, so the database's balance check
- * (migration 0044) passes it then and leaves nothing to check at commit.
+ * lines, keeps the pairs still free after the locks, reconciles their entries and writes one AUTO match
+ * per pair in one set-based statement (PostgreSQL checks the balance of all of them in one query at
+ * commit: migration 0044).
  */
 export async function autoMatchInTx(tx: Transaction, account: AccountRow, statementId: string | null = null): Promise<number> {
   const pairs = await db().query<{ line_id: string; entry_id: string }>(PAIRS_SQL, {

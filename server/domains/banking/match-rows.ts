@@ -65,7 +65,6 @@ export async function releaseMatch(tx: Transaction, matchId: string): Promise<vo
 }
 
 async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
-  // one statement: no match is left half released when it ends (migration 0044 checks the matches then)
   return db().query<{ entry_id: string; match_id: string }>(
     `WITH l AS (
        UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])

@@ -59,7 +59,7 @@ function assertMatchable(account: AccountRow, lines: LineForMatch[], entries: En
   if (lineSum !== entrySum) throw conflict(`The lines add up to ${lineSum}, the entries (INCOME +, EXPENSE −) to ${entrySum}`);
 }
 
-/** Writes one match of lines and entries that were checked and locked; entries become reconciled (first). */
+/** Writes one match of lines and entries that were checked and locked; entries become reconciled. */
 export async function writeMatch(
   tx: Transaction,
   account: AccountRow,
@@ -82,7 +82,6 @@ export async function writeMatch(
     actor,
     true,
   );
-  // entries and lines join in one statement: the match is complete when it ends (migration 0044 checks it then)
   await db().query(
     `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3)
      UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($4::bigint[])`,
