@@ -95,20 +95,19 @@ def _documents(case, status):
     return status in case.operation.definition.raw.get("responses", {})
 
 
-def _stored_objects():
-    env = os.environ.get
-    return {
-        "POST /bank-accounts/{id}/statements": {"id": env("SCHEMATHESIS_BODY_ACCOUNT_ID")},
-        "POST /entries/{entryId}/documents/{documentId}/fulfill": {
-            "entryId": env("SCHEMATHESIS_BODY_ENTRY_ID"),
-            "documentId": env("SCHEMATHESIS_BODY_DOCUMENT_ID"),
-        },
-    }
+# operation label -> the path parameters naming the stored objects it reads before the body (body runs only)
+STORED_OBJECTS = {
+    "POST /bank-accounts/{id}/statements": {"id": os.environ.get("SCHEMATHESIS_BODY_ACCOUNT_ID")},
+    "POST /entries/{entryId}/documents/{documentId}/fulfill": {
+        "entryId": os.environ.get("SCHEMATHESIS_BODY_ENTRY_ID"),
+        "documentId": os.environ.get("SCHEMATHESIS_BODY_DOCUMENT_ID"),
+    },
+}
 
 
 def _break_body(case):
     if BODY_MODE:
-        case.path_parameters.update(_stored_objects().get(case.operation.label, {}))
+        case.path_parameters.update(STORED_OBJECTS.get(case.operation.label, {}))
     if BODY_MODE == "unsupported-media-type" and _documents(case, "415"):
         case.media_type = "text/plain"
         case.body = "a text body where the operation reads JSON, a form or nothing"

@@ -193,6 +193,12 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     ONE_STATEMENT_MATCH,
     [id, w.workspaceId, w.account.id, pair.lineId, pair.entryId],
   ];
+  /** One statement adding the line and the entry of `pair` to the existing match `id`. */
+  const joinInOneStatement = (id: string, pair: { lineId: number; entryId: number }): [string, unknown[]] => [
+    `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $3, $4))
+     UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $2`,
+    [id, pair.lineId, pair.entryId, w.workspaceId],
+  ];
   const lineOf = async (id: number) => row('SELECT status, match_id FROM bank_lines WHERE id = $1', [id]);
 
   it('refuses at commit an unbalanced match written in one statement, line and entry together; a balanced one commits', async () => {
@@ -226,11 +232,7 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     const id = randomUUID();
     expect(await commit(matchInOneStatement(id, pair))).toBeNull();
     const extra = await freshPair('-3.00', 299);
-    const err = await commit([
-      `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $3, $4))
-       UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $2`,
-      [id, extra.lineId, extra.entryId, w.workspaceId],
-    ]);
+    const err = await commit(joinInOneStatement(id, extra));
     expect(err).toMatchObject({ code: '23514', constraint: 'bank_match_balance' });
     expect(await lineOf(extra.lineId)).toEqual({ status: 'UNMATCHED', match_id: null });
   });
@@ -258,13 +260,7 @@ describe('the balance of every bank match (CONTRACT §14) at the database, check
     const leftId = randomUUID();
     expect(await commit(matchInOneStatement(leftId, left))).toBeNull();
     const moved = await freshPair('-0.01', 1);
-    expect(
-      await commit([
-        `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) VALUES ($1, $2, $3))
-         UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = $4`,
-        [leftId, moved.entryId, w.workspaceId, moved.lineId],
-      ]),
-    ).toBeNull();
+    expect(await commit(joinInOneStatement(leftId, moved))).toBeNull();
     // the match it joins balances with it (60.01 each side), the one it leaves no longer does (60.01 against 60.00)
     const joined = await freshPair('-60.01', 6_000);
     const err = await commit(matchInOneStatement(randomUUID(), joined), [
