@@ -62,7 +62,7 @@ export const ERROR_TABLE = {
   SERVICE_UNAVAILABLE: {
     status: 503,
     trpcCodes: ['SERVICE_UNAVAILABLE'],
-    description: 'Too busy to take the request now (SERVICE_UNAVAILABLE); see Retry-After',
+    description: 'Too busy to take the request now, or the database is failing over (SERVICE_UNAVAILABLE); see Retry-After',
     expose: true,
   },
 } as const satisfies Record<string, ErrorRow>;

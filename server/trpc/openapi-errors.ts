@@ -27,7 +27,7 @@ const RETRY_AFTER: Partial<Record<ErrorCode, ReturnType<typeof retryAfter>>> = {
   TOO_MANY_REQUESTS: retryAfter(
     'Seconds until the rate-limit window lets the caller try again (at most the window: login LOGIN_WINDOW_MINUTES, default 15; ingest 1 minute)',
   ),
-  // the idempotency layer when too many keyed requests are in flight
+  // the database failing over (CONTRACT §22), or the idempotency layer when too many keyed requests are in flight
   SERVICE_UNAVAILABLE: retryAfter('Seconds after which the request may be sent again'),
 };
 
@@ -41,13 +41,14 @@ const TRPC_BODY_METHODS = new Set<string>(['post', 'put', 'patch']);
  *   10 MiB, upload 25 MiB; media types checked, uploads sniffed) and every REST procedure taking a
  *   body (the JSON parser's limit, then trpc-to-openapi's 415 for a non-JSON body, with or
  *   without declared fields);
- * - 503 on every POST: the idempotency layer answers it (with Retry-After) when too many keyed
- *   requests are in flight.
+ * - 503 on every operation: each needs the database, and while it has no primary the answer is a
+ *   503 with Retry-After (CONTRACT §22); on a POST, the idempotency layer also answers it when too
+ *   many keyed requests are in flight.
  * 429 is not a matter of shape: the rate-limited operations (login, ingest) declare it.
  */
 function statusesByShape(method: string, operation: Operation, isExpressRoute: boolean): number[] {
   const readsBody = operation.requestBody !== undefined || (!isExpressRoute && TRPC_BODY_METHODS.has(method));
-  return [...(readsBody ? [413, 415] : []), ...(method === 'post' ? [503] : [])];
+  return [...(readsBody ? [413, 415] : []), 503];
 }
 
 /**

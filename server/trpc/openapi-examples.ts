@@ -64,6 +64,29 @@ const BY_NAME: Record<string, unknown[]> = {
   period: ['2026-02'],
   search: ['consulting'],
   documentNumber: ['INV-2026-014'],
+  providerType: ['MANUAL', 'QUICKBOOKS'],
+  webhookSecret: ['a-long-shared-secret-of-the-connection'],
+  baseUrl: ['https://erp.example.com/api'],
+  eventId: ['evt-2026-02-14-0001'],
+  csvMapping: ['{"dateColumn":"date","amountColumn":"amount","dateFormat":"YYYY-MM-DD","decimalSeparator":"."}'],
+  // a CSV mapping's columns (CONTRACT §14: header names)
+  dateColumn: ['date'],
+  amountColumn: ['amount'],
+  descriptionColumn: ['text'],
+  counterpartyColumn: ['counterparty'],
+  referenceColumn: ['reference'],
+  externalIdColumn: ['transaction id'],
+  nextCursor: ['eyJ2IjoxLCJrIjpbIjIwMjYtMDItMTQiLDQyXX0'],
+  partyName: ['Northwind GmbH'],
+  fromPartyName: ['Demo Company'],
+  toPartyName: ['Northwind GmbH'],
+  projectName: ['Operations'],
+  tagName: ['travel'],
+  iban: ['DE89370400440532013000'],
+  keyPrefix: ['fes_app_AbCd1234', 'fes_live_AbCd1234'],
+  externalVersion: ['3'],
+  error: ['Unknown project 42'],
+  detail: ['amount equals the document total'],
 };
 
 const BY_FORMAT: Record<string, unknown[]> = {
@@ -75,7 +98,7 @@ const BY_FORMAT: Record<string, unknown[]> = {
   binary: ['<file bytes>'],
 };
 
-const GENERIC_STRINGS = ['USD', 'DE', 'CUSTOM_ERP', 'Text', 'ok', 'a', '1', '1.5', 'entry.created', '2026-02', '2026-02-14'];
+const GENERIC_STRINGS = ['Text', 'ok', 'USD', 'DE', 'CUSTOM_ERP', 'a', '1', '1.5', 'entry.created', '2026-02', '2026-02-14'];
 
 /** Integers by field name (within the schema's bounds, else the nearest bound). */
 const INTEGER_BY_NAME: Record<string, number> = {
@@ -215,7 +238,8 @@ class Synthesizer {
   }
 
   private string(schema: Schema, name: string): string {
-    const candidates = [...(BY_NAME[name] ?? []), ...(BY_FORMAT[schema.format] ?? []), ...GENERIC_STRINGS].filter(
+    const byName = schema.format === 'uuid' ? [] : (BY_NAME[name] ?? []); // an event's eventId is a uuid, a webhook's is not
+    const candidates = [...byName, ...(BY_FORMAT[schema.format] ?? []), ...GENERIC_STRINGS].filter(
       (c): c is string => typeof c === 'string',
     );
     const min = schema.minLength ?? 0;
