@@ -1,7 +1,9 @@
 """Schemathesis hook of the conformance run (scripts/schemathesis.sh sets SCHEMATHESIS_HOOKS to this file).
 
-It changes two things in the requests Schemathesis generates, both so that the run keeps testing the
-operations instead of the consequences of its own earlier requests. No check is touched.
+It changes five things in the requests Schemathesis generates: the first three so that the runs reach the
+operations instead of the consequences of their own earlier requests, the fourth for the runs that send requests
+the service must refuse, the fifth for the runs that need stored objects. It adds one check (6) and touches none
+of Schemathesis' own.
 
 1. Idempotency keys. Every POST takes an optional Idempotency-Key (CONTRACT §1): a key the same caller
    already used for a different request is a 409. Hypothesis draws few distinct keys (it shrinks them
@@ -13,27 +15,49 @@ operations instead of the consequences of its own earlier requests. No check is 
    without `Authorization` stays one (Schemathesis re-judges a case whose headers a hook edits, and would
    take it for a valid one, sending the token again).
 
-2. The run's own user. PATCH /users/{id} can take a user's permissions or deactivate it, DELETE /users/{id}
+2. The ingest key. POST /api/v1/ingest authenticates with an integration's X-API-Key, which Schemathesis can
+   only make up: every such request was a 401. Where a case sends an X-API-Key and keeps its headers valid,
+   the key is that of the integration the script created (SCHEMATHESIS_INGEST_KEY). A case without the header
+   stays one.
+
+3. The run's own user. PATCH /users/{id} can take a user's permissions or deactivate it, DELETE /users/{id}
    deactivates it, the member DELETEs remove a membership. Aimed at the admin the run is logged in as
    (its id is also an example value of the document, and links hand it on), they take the run's access
    away halfway through: every later request is a 401 or 403 and tests nothing. When such a request names
    that admin, it names a spare user instead (created by the script, a member of workspace 1 and project
    1). Any other id, valid or not, is sent as generated.
 
-3. Bodies the service must turn away (only in the runs that set SCHEMATHESIS_BODY_MODE; scripts/schemathesis.sh
+4. Requests the service must turn away (only in the runs that set SCHEMATHESIS_BODY_MODE; scripts/schemathesis.sh
    runs them with the checks that judge an answer against the document, not the ones that judge whether a
    request should have been accepted). Every operation that documents the status gets, in place of its body:
    - `unsupported-media-type` (415): the body as text/plain, where the operation reads JSON or a multipart
      form, or reads no body at all;
    - `too-large` (413): a JSON body one byte over its limit (CONTRACT §12: 1 MiB, 10 MiB for ingest), or a file
      one byte over the upload limit (25 MiB) in a multipart form.
+   - `unknown-query-parameter` (400): a query parameter the operation does not declare (CONTRACT §1: a 400, never
+     ignored), added to every request of an operation that documents a 400.
    Two upload operations look up stored objects before they read the file (a 404 otherwise): they name the bank
    account and the REQUESTED document the script created for these runs.
    The statuses answered in these runs are written to SCHEMATHESIS_STATUS_LOG (one "METHOD /path STATUS" line per
    call), not to a HAR file, which would hold every oversized body.
+
+5. Stored objects (only in the runs `stored-a`, `stored-b` and `stored-c`, SCHEMATHESIS_STORED_RUN): some documented answers need
+   an object in a given state, which tests/conformance/stored-objects.ts makes before these runs. Its plan names,
+   per operation, the path and query parameters, headers, the body or the form fields and file that reach them; the request
+   of that operation gets them in place of the generated ones.
+
+6. One check of its own, `fault_answers`, for the runs in which the script makes the database fail
+   (SCHEMATHESIS_FAULT; it passes everything in the other runs):
+   - `database-misconfigured` (the service's tables cannot be found): a 500 says only what CONTRACT §2 lets it
+     say, `{"message": "Internal server error", "code": "INTERNAL_SERVER_ERROR"}`, nothing of the SQL or the error;
+   - `database-down` (PostgreSQL stopped): never a 500 (§22: "503 with Retry-After, never a 500"); a 503 says the
+     database is unavailable. Retry-After itself is the document's required header, which
+     `response_headers_conformance` checks.
 """
 
+import json
 import os
+import secrets
 from itertools import count
 
 import schemathesis
@@ -42,6 +66,7 @@ from schemathesis.core.parameters import ParameterLocation
 IDEMPOTENCY_KEY = "idempotency-key"
 MAX_KEY_LENGTH = 255
 _serial = count(1)
+_RUN = secrets.token_hex(4)  # the script runs Schemathesis several times as one caller: keys stay unique across runs
 
 ADMIN_ID = os.environ["SCHEMATHESIS_ADMIN_USER_ID"].lower()
 SPARE_ID = os.environ["SCHEMATHESIS_SPARE_USER_ID"]
@@ -74,8 +99,21 @@ def _unique_idempotency_key(case):
     key = headers[name]
     if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_LENGTH:
         return
-    suffix = f"~{next(_serial)}"
+    suffix = f"~{_RUN}.{next(_serial)}"
     headers[name] = key[: MAX_KEY_LENGTH - len(suffix)] + suffix
+
+
+INGEST_KEY = os.environ.get("SCHEMATHESIS_INGEST_KEY", "")
+INGEST_KEY_HEADER = "x-api-key"
+
+
+def _ingest_key(case):
+    """A generated X-API-Key is a key no integration has: the ingest request gets the run's own in its place."""
+    if case.operation.label != "POST /api/v1/ingest" or not INGEST_KEY or not case.headers or _breaks_headers(case):
+        return
+    name = next((name for name in case.headers if name.lower() == INGEST_KEY_HEADER), None)
+    if name is not None:
+        case.headers[name] = INGEST_KEY
 
 
 def _spare_the_admin(case):
@@ -89,6 +127,9 @@ BODY_MODE = os.environ.get("SCHEMATHESIS_BODY_MODE", "")
 STATUS_LOG = os.environ.get("SCHEMATHESIS_STATUS_LOG", "")
 MiB = 1 << 20
 JSON_LIMIT, INGEST_LIMIT, UPLOAD_LIMIT = MiB, 10 * MiB, 25 * MiB  # CONTRACT §12, the service's defaults
+
+
+UNKNOWN_QUERY_PARAMETER = "schemathesis_unknown"
 
 
 def _documents(case, status):
@@ -118,13 +159,61 @@ def _break_body(case):
             limit = INGEST_LIMIT if case.path.endswith("/ingest") else JSON_LIMIT
             case.media_type = "application/json"
             case.body = {"padding": "x" * limit}
+    elif BODY_MODE == "unknown-query-parameter" and _documents(case, "400"):
+        case.query = {**(case.query or {}), UNKNOWN_QUERY_PARAMETER: "1"}
+
+
+STORED_RUN = os.environ.get("SCHEMATHESIS_STORED_RUN", "")
+# operation label -> {path?, query?, body?, file?} of the run (tests/conformance/stored-objects.ts)
+STORED_PLAN = {}
+if STORED_RUN:
+    with open(os.environ["SCHEMATHESIS_STORED_PLAN"], encoding="utf-8") as plan:
+        STORED_PLAN = json.load(plan)[STORED_RUN]
+
+
+def _stored_request(case):
+    planned = STORED_PLAN.get(case.operation.label)
+    if planned is None:
+        return
+    case.path_parameters = {**(case.path_parameters or {}), **planned.get("path", {})}
+    case.query = dict(planned.get("query", {}))
+    if "headers" in planned:
+        case.headers = {**(case.headers or {}), **planned["headers"]}
+    if "file" in planned:
+        case.media_type = "multipart/form-data"
+        case.body = {**planned.get("body", {}), "file": planned["file"].encode()}
+    elif "body" in planned:
+        case.media_type = "application/json"
+        case.body = planned["body"]
 
 
 @schemathesis.hook
 def before_call(ctx, case, **kwargs):
     _unique_idempotency_key(case)
+    _ingest_key(case)
     _spare_the_admin(case)
     _break_body(case)
+    _stored_request(case)
+
+
+FAULT = os.environ.get("SCHEMATHESIS_FAULT", "")
+INTERNAL_ERROR_BODY = {"message": "Internal server error", "code": "INTERNAL_SERVER_ERROR"}
+
+
+@schemathesis.check
+def fault_answers(ctx, response, case):
+    """The 5xx answers of the runs with a failing database say what CONTRACT §2 and §22 promise."""
+    if FAULT == "database-misconfigured" and response.status_code == 500:
+        body = response.json()
+        if body != INTERNAL_ERROR_BODY:
+            raise AssertionError(f"a 500 must say only {INTERNAL_ERROR_BODY}, not {body}")
+    if FAULT == "database-down":
+        if response.status_code == 500:
+            raise AssertionError(f"a 500 while the database is down (CONTRACT §22: 503, never 500): {response.text}")
+        if response.status_code == 503:
+            body = response.json()
+            if body.get("code") != "SERVICE_UNAVAILABLE" or "database" not in body.get("message", "").lower():
+                raise AssertionError(f"a 503 while the database is down must say so: {body}")
 
 
 @schemathesis.hook
