@@ -44,31 +44,36 @@ INGEST_RATE_PER_MINUTE=30
 # Generated webhook and provider URLs name hosts anywhere: the service looks them up (its address guard) and
 # calls some (a test delivery). A slow resolver answer or host must not outlast a request's timeout, so DNS
 # gives up after one 1-second try (RES_OPTIONS, read by the C library's resolver) and outbound calls after 2 s.
-env -i PATH="$PATH" HOME="$HOME" HOST=127.0.0.1 PORT="$PORT" EMBEDDED_PG_PORT="$PG_PORT" DATA_DIR="$DATA_DIR" \
-  ADMIN_PASSWORD="$PASSWORD" SEED_DEMO=true LOG_LEVEL=warn RES_OPTIONS='timeout:1 attempts:1' \
-  WEBHOOK_TIMEOUT_MS=2000 ACCOUNTING_PROVIDER_TIMEOUT_MS=2000 INGEST_RATE_PER_MINUTE="$INGEST_RATE_PER_MINUTE" \
-  node --import tsx server/main.ts >"$DATA_DIR/server.log" 2>&1 &
-SERVER=$!
+# start_service [VAR=value ...]: start the service (on the same DATA_DIR, so with what earlier runs left) and wait
+# until it is ready; the arguments are settings beyond the run's own
+start_service() {
+  env -i PATH="$PATH" HOME="$HOME" HOST=127.0.0.1 PORT="$PORT" EMBEDDED_PG_PORT="$PG_PORT" DATA_DIR="$DATA_DIR" \
+    ADMIN_PASSWORD="$PASSWORD" SEED_DEMO=true LOG_LEVEL=warn RES_OPTIONS='timeout:1 attempts:1' \
+    WEBHOOK_TIMEOUT_MS=2000 ACCOUNTING_PROVIDER_TIMEOUT_MS=2000 INGEST_RATE_PER_MINUTE="$INGEST_RATE_PER_MINUTE" "$@" \
+    node --import tsx server/main.ts >>"$DATA_DIR/server.log" 2>&1 &
+  SERVER=$!
+  local ready=
+  for _ in $(seq 1 300); do
+    if curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then ready=1; break; fi
+    sleep 1
+  done
+  if [ -z "$ready" ]; then
+    echo "the service did not become ready in 300 s:" >&2
+    cat "$DATA_DIR/server.log" >&2
+    exit 1
+  fi
+}
+SERVER=
 FUZZER=
 cleanup() {
   [ -n "$FUZZER" ] && kill "$FUZZER" 2>/dev/null || true
-  kill "$SERVER" 2>/dev/null || true
+  [ -n "$SERVER" ] && kill "$SERVER" 2>/dev/null || true
   wait 2>/dev/null || true
   rm -rf "$DATA_DIR"
 }
 trap cleanup EXIT
 trap 'exit 143' TERM INT # killed (a test's timeout): still stop the fuzzer and the service
-
-ready=
-for _ in $(seq 1 300); do
-  if curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then ready=1; break; fi
-  sleep 1
-done
-if [ -z "$ready" ]; then
-  echo "the service did not become ready in 300 s:" >&2
-  cat "$DATA_DIR/server.log" >&2
-  exit 1
-fi
+start_service
 BASE="http://127.0.0.1:$PORT"
 # api METHOD PATH JSON-BODY FIELD: print FIELD (a dotted path) of the JSON answer; fail loudly otherwise
 api() {
@@ -154,25 +159,6 @@ if [ "${status:-0}" -eq 0 ]; then
     SCHEMATHESIS_STATUS_LOG="$REPORT_DIR/unknown-query-parameter/statuses.log" \
     fuzz unknown-query-parameter "$TOKEN" 1 --phases examples,fuzzing --checks "$BODY_CHECKS" --include-method GET
 fi
-# Stored objects, as the admin: tests/conformance/stored-objects.ts makes the objects some documented answers need
-# (an open review to reject, a revoked integration to revoke again: a 409) and prints, for three runs, the requests
-# that name them; the hook puts them into the one request each named operation gets in that run. The checks are
-# those of the body runs: whether a request should have been accepted is the plan's, not Schemathesis', to say.
-if [ "${status:-0}" -eq 0 ]; then
-  STORED_PLAN="$DATA_DIR/stored-objects.json"
-  node --import tsx tests/conformance/stored-objects.ts "$BASE" "$TOKEN" "$RUN_ADMIN_ID" >"$STORED_PLAN"
-  for run in stored-a stored-b stored-c; do
-    [ "${status:-0}" -eq 0 ] || break
-    names=()
-    while IFS= read -r label; do names+=(--include-name "$label"); done < <(
-      node -e 'for (const label of Object.keys(require(process.argv[1])[process.argv[2]])) console.log(label)' "$STORED_PLAN" "$run"
-    )
-    mkdir -p "$REPORT_DIR/$run"
-    REPORTS=junit SCHEMATHESIS_STORED_PLAN="$STORED_PLAN" SCHEMATHESIS_STORED_RUN="$run" \
-      SCHEMATHESIS_STATUS_LOG="$REPORT_DIR/$run/statuses.log" \
-      fuzz "$run" "$TOKEN" 1 --phases examples,fuzzing --checks "$BODY_CHECKS" "${names[@]}"
-  done
-fi
 # The ingest rate limit: a key of its own gets three times the limit of requests in one run of a few seconds, so
 # whichever minutes they fall in, one minute has more than the limit (429 with Retry-After).
 if [ "${status:-0}" -eq 0 ]; then
@@ -208,6 +194,33 @@ for ending in refresh logout; do
   SESSION_TOKEN="$(api POST /auth/login "{\"email\":\"admin@example.com\",\"password\":\"$PASSWORD\"}" access_token)"
   fuzz "session-$ending" "$SESSION_TOKEN" 1 --phases examples --include-path "/auth/$ending"
 done
+# The stored runs need one object only an external system makes (a sync record in CONFLICT): the setup reaches the
+# tests' emulator of a custom provider on loopback, which the service calls only with ACCOUNTING_ALLOW_PRIVATE_HOSTS.
+# So the service is restarted with it for the runs that follow (the fuzzing runs above had the default, off).
+if [ "${status:-0}" -eq 0 ]; then
+  kill "$SERVER"
+  wait "$SERVER" 2>/dev/null || true
+  start_service ACCOUNTING_ALLOW_PRIVATE_HOSTS=true
+fi
+# Stored objects, as the admin: tests/conformance/stored-objects.ts makes the objects some documented answers need
+# (an open review to reject, a revoked integration to revoke again: a 409) and prints, for three runs, the requests
+# that name them; the hook puts them into the one request each named operation gets in that run. The checks are
+# those of the body runs: whether a request should have been accepted is the plan's, not Schemathesis', to say.
+if [ "${status:-0}" -eq 0 ]; then
+  STORED_PLAN="$DATA_DIR/stored-objects.json"
+  node --import tsx tests/conformance/stored-objects.ts "$BASE" "$TOKEN" "$RUN_ADMIN_ID" >"$STORED_PLAN"
+  for run in stored-a stored-b stored-c; do
+    [ "${status:-0}" -eq 0 ] || break
+    names=()
+    while IFS= read -r label; do names+=(--include-name "$label"); done < <(
+      node -e 'for (const label of Object.keys(require(process.argv[1])[process.argv[2]])) console.log(label)' "$STORED_PLAN" "$run"
+    )
+    mkdir -p "$REPORT_DIR/$run"
+    REPORTS=junit SCHEMATHESIS_STORED_PLAN="$STORED_PLAN" SCHEMATHESIS_STORED_RUN="$run" \
+      SCHEMATHESIS_STATUS_LOG="$REPORT_DIR/$run/statuses.log" \
+      fuzz "$run" "$TOKEN" 1 --phases examples,fuzzing --checks "$BODY_CHECKS" "${names[@]}"
+  done
+fi
 # Server faults, as the admin, last: every operation documents 500 and 503, and a correct service answers them only
 # when something outside it fails. So these runs make the database fail for real, then send each operation its
 # documented examples (and one generated case), with the same checks as the body runs minus not_a_server_error,

@@ -13,6 +13,8 @@
  * Usage: node --import tsx tests/conformance/stored-objects.ts BASE_URL ACCESS_TOKEN ADMIN_USER_ID > plan.json
  */
 
+import { startGenericProvider } from '../emulators/generic-provider.js';
+
 type Json = Record<string, unknown>;
 type Planned = { path?: Json; query?: Json; headers?: Record<string, string>; body?: Json; file?: string };
 const RUNS = ['stored-a', 'stored-b', 'stored-c'] as const;
@@ -170,6 +172,33 @@ async function accounting(): Promise<Part> {
   };
 }
 
+/**
+ * A sync record in CONFLICT (CONTRACT §9: a pull finds the external record changed while the entry is STALE). Only
+ * an external system makes one: a custom provider type, served by the tests' emulator of the generic HTTP adapter on
+ * loopback (the script runs these runs with ACCOUNTING_ALLOW_PRIVATE_HOSTS=true for it). Keeping the external
+ * version applies the snapshot the pull kept, so the emulator is no longer needed when the plan runs.
+ */
+async function syncConflict(): Promise<Part> {
+  const provider = await startGenericProvider();
+  try {
+    const custom = await connection({
+      providerType: 'SCHEMATHESIS_ERP',
+      config: { baseUrl: provider.baseUrl },
+      syncMode: 'MANUAL_PUSH',
+      requireReview: false,
+      requireCompletenessForSync: false,
+    });
+    const entryId = await entry('EXPENSE', 1500);
+    const sync = await call<{ id: string; externalId: string }>('POST', '/accounting/sync/push', { entryId, connectionId: custom });
+    await call('PATCH', `/entries/${entryId}`, { description: unique('edited here') }); // SYNCED → STALE
+    provider.editExternally(sync.externalId, { description: 'Edited in the accounting system' });
+    await call('POST', '/accounting/sync/pull', { connectionId: custom, since: '2000-01-01T00:00:00.000Z' }); // → CONFLICT
+    return { 'stored-a': { 'POST /accounting/sync/resolve-conflict': { body: { syncId: sync.id, resolution: 'KEEP_EXTERNAL' } } } };
+  } finally {
+    await provider.close();
+  }
+}
+
 async function banking(): Promise<Part> {
   const account = await idOf('POST', '/bank-accounts', {
     workspaceId: WORKSPACE,
@@ -314,7 +343,7 @@ async function main() {
   WORKSPACE = await idOf<number>('POST', '/workspaces', { name: unique('workspace'), baseCurrency: 'USD' });
   PROJECT = await idOf<number>('POST', '/projects', { workspaceId: WORKSPACE, name: unique('project') });
   const plan = Object.fromEntries(RUNS.map((run) => [run, {} as Record<string, Planned>]));
-  for (const part of [accounting, banking, documentsAndEntries, webhookDelivery, people]) {
+  for (const part of [accounting, syncConflict, banking, documentsAndEntries, webhookDelivery, people]) {
     const planned = await part();
     for (const run of RUNS) {
       for (const [label, request] of Object.entries(planned[run] ?? {})) {
