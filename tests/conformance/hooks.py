@@ -10,7 +10,9 @@ of Schemathesis' own.
    towards "0"), so most generated POSTs reused one and ended in that 409 before their body was read (two
    thirds of them in a measured run). A valid key (1..255 characters, the whole of its schema) gets a
    unique suffix and stays valid, so the request reaches the operation's own rules, whether the case is
-   meant to be valid or breaks some other part of the request. The headers of a case that breaks its
+   meant to be valid or breaks some other part of the request. The suffix carries a token of this process:
+   the script runs Schemathesis several times as one caller, and a key of an earlier run would be a 409 of its
+   own. The headers of a case that breaks its
    headers are sent as generated: an invalid key (empty, too long) is still checked for its 400, and a case
    without `Authorization` stays one (Schemathesis re-judges a case whose headers a hook edits, and would
    take it for a valid one, sending the token again).
@@ -29,7 +31,7 @@ of Schemathesis' own.
 
 4. Requests the service must turn away (only in the runs that set SCHEMATHESIS_BODY_MODE; scripts/schemathesis.sh
    runs them with the checks that judge an answer against the document, not the ones that judge whether a
-   request should have been accepted). Every operation that documents the status gets, in place of its body:
+   request should have been accepted). Every operation that documents the status gets:
    - `unsupported-media-type` (415): the body as text/plain, where the operation reads JSON or a multipart
      form, or reads no body at all;
    - `too-large` (413): a JSON body one byte over its limit (CONTRACT §12: 1 MiB, 10 MiB for ingest), or a file
@@ -38,13 +40,14 @@ of Schemathesis' own.
      ignored), added to every request of an operation that documents a 400.
    Two upload operations look up stored objects before they read the file (a 404 otherwise): they name the bank
    account and the REQUESTED document the script created for these runs.
-   The statuses answered in these runs are written to SCHEMATHESIS_STATUS_LOG (one "METHOD /path STATUS" line per
-   call), not to a HAR file, which would hold every oversized body.
+   The statuses answered in these runs (and in the stored and fault runs below) are written to
+   SCHEMATHESIS_STATUS_LOG (one "METHOD /path STATUS" line per call), not to a HAR file, which would hold every
+   oversized body.
 
-5. Stored objects (only in the runs `stored-a`, `stored-b` and `stored-c`, SCHEMATHESIS_STORED_RUN): some documented answers need
-   an object in a given state, which tests/conformance/stored-objects.ts makes before these runs. Its plan names,
-   per operation, the path and query parameters, headers, the body or the form fields and file that reach them; the request
-   of that operation gets them in place of the generated ones.
+5. Stored objects (only in the runs `stored-a`, `stored-b` and `stored-c`, SCHEMATHESIS_STORED_RUN): some
+   documented answers need an object in a given state, which tests/conformance/stored-objects.ts makes before
+   these runs. Its plan names, per operation, the path and query parameters, headers, the body or the form fields
+   and file that reach them; the requests of that operation get them in place of the generated ones.
 
 6. One check of its own, `fault_answers`, for the runs in which the script makes the database fail
    (SCHEMATHESIS_FAULT; it passes everything in the other runs):
@@ -66,7 +69,7 @@ from schemathesis.core.parameters import ParameterLocation
 IDEMPOTENCY_KEY = "idempotency-key"
 MAX_KEY_LENGTH = 255
 _serial = count(1)
-_RUN = secrets.token_hex(4)  # the script runs Schemathesis several times as one caller: keys stay unique across runs
+_RUN = secrets.token_hex(4)  # keys stay unique across the script's runs (see 1.)
 
 ADMIN_ID = os.environ["SCHEMATHESIS_ADMIN_USER_ID"].lower()
 SPARE_ID = os.environ["SCHEMATHESIS_SPARE_USER_ID"]
