@@ -5,9 +5,9 @@
 # 127.0.0.1 with its own embedded PostgreSQL in a throwaway DATA_DIR (demo data seeded, so ids exist) and a
 # clean environment, logs in as the admin and fuzzes every operation except the two that end the session
 # (logout, refresh). Then short runs, each described where it starts: other callers (a member without
-# permissions, no caller at all, an app's API key), requests it must refuse (an unknown query parameter, text/plain
-# bodies, bodies over their limit), stored objects in the states some answers need (tests/conformance/
-# stored-objects.ts), the ingest rate limit, refresh and logout, and last a database that fails (500, 503). Prints
+# permissions, no caller at all, an app's API key), requests it must refuse (an unknown query parameter, the
+# ingest rate limit, text/plain bodies, bodies over their limit), refresh and logout, stored objects in the states
+# some answers need (tests/conformance/stored-objects.ts), and last a database that fails (500, 503). Prints
 # the documented statuses no run reached (tests/conformance/status_coverage.py). Exits with Schemathesis' status
 # (0: no failure in any run). Run by tests/conformance/schemathesis.hard.ts (npm run test:hard).
 # Usage: scripts/schemathesis.sh [max examples per operation of the admin's run, default 20] [more st run options]
@@ -204,7 +204,7 @@ if [ "${status:-0}" -eq 0 ]; then
 fi
 # Stored objects, as the admin: tests/conformance/stored-objects.ts makes the objects some documented answers need
 # (an open review to reject, a revoked integration to revoke again: a 409) and prints, for three runs, the requests
-# that name them; the hook puts them into the one request each named operation gets in that run. The checks are
+# that name them; the hook puts them into the requests of each named operation in that run. The checks are
 # those of the body runs: whether a request should have been accepted is the plan's, not Schemathesis', to say.
 if [ "${status:-0}" -eq 0 ]; then
   STORED_PLAN="$DATA_DIR/stored-objects.json"
