@@ -241,7 +241,12 @@ async function banking(): Promise<Part> {
 }
 
 async function documentsAndEntries(): Promise<Part> {
-  const [attached, toAttach, toCreateFrom] = [await inboxDocument(), await inboxDocument(), await inboxDocument()];
+  const [attached, toAttach, toCreateFrom, toDelete] = [
+    await inboxDocument(),
+    await inboxDocument(),
+    await inboxDocument(),
+    await inboxDocument(),
+  ];
   await call('POST', `/inbox/documents/${attached}/attach`, { entryId: await entry('EXPENSE', 900) });
   const withDocuments = await entry('EXPENSE', 800);
   const requested = await idOf('POST', `/entries/${withDocuments}/documents/request`, {
@@ -254,6 +259,13 @@ async function documentsAndEntries(): Promise<Part> {
   return {
     'stored-a': {
       'POST /inbox/documents/{id}/attach': { path: { id: toAttach }, body: { entryId: await entry('EXPENSE', 1000) } },
+      'DELETE /inbox/documents/{id}': { path: { id: toDelete } },
+      'POST /entries/{entryId}/documents/upload': {
+        path: { entryId: withDocuments },
+        query: { workspaceId: WORKSPACE },
+        body: { documentType: 'BASIS' },
+        file: PDF,
+      },
       'POST /inbox/documents/{id}/create-entry': {
         path: { id: toCreateFrom },
         body: { projectId: PROJECT, entryType: 'EXPENSE', amountCents: 4200, baseCurrency: 'USD', entryDate: TODAY },
@@ -306,6 +318,9 @@ async function people(): Promise<Part> {
   });
   await call('POST', `/workspaces/${WORKSPACE}/members`, { userId: member });
   const alone = await idOf<number>('POST', '/workspaces', { name: unique('workspace of one'), baseCurrency: 'USD' });
+  // project codes are unique per workspace (409)
+  await call('POST', '/projects', { workspaceId: WORKSPACE, name: unique('project'), code: 'STCODE' });
+  const recoded = await idOf<number>('POST', '/projects', { workspaceId: WORKSPACE, name: unique('project') });
   // an Idempotency-Key the integration already used for another batch (CONTRACT §1: 409)
   const ingestKey = { 'X-API-Key': ingesting.apiKey, 'Idempotency-Key': 'schemathesis-ingest-once' };
   const batch = (externalId: string) => ({
@@ -326,6 +341,8 @@ async function people(): Promise<Part> {
       // a workspace keeps at least one member (409)
       'DELETE /workspaces/{id}/members/{userId}': { path: { id: alone, userId: adminId } },
       'POST /fx-rates/import': { query: { workspaceId: WORKSPACE }, file: `date,currency,rate\n${TODAY},EUR,1.0825\n` },
+      'PATCH /projects/{id}': { path: { id: recoded }, body: { code: 'STCODE' } },
+      'POST /parties': { body: { workspaceId: WORKSPACE, name: unique('party'), partyType: 'ORGANIZATION' } },
     },
     'stored-b': {
       'POST /api/v1/ingest': { headers: ingestKey, body: batch('st-second') },
@@ -336,6 +353,7 @@ async function people(): Promise<Part> {
       'DELETE /users/{id}': { path: { id: NOBODY } }, // no such user: 404
       'DELETE /workspaces/{id}/members/{userId}': { path: { id: WORKSPACE, userId: member } },
     },
+    'stored-c': { 'DELETE /integrations/{id}': { path: { id: NOBODY } } }, // no such integration: 404
   };
 }
 
