@@ -69,6 +69,17 @@ async function getById(c: BenchContext): Promise<ResultRow> {
  * webhook endpoint subscribed to entry.created (deliveries go out to a loopback receiver meanwhile) and an
  * EUR rate, the body in EUR (valued in the USD base).
  */
+/** The server's counters of grouped creates (server/db/commit-group.ts, GET /metrics). */
+async function createGroups(c: BenchContext): Promise<{ shared: number; grouped: number; fallbacks: number }> {
+  const text = await (await fetch(`${c.server.base}/metrics`)).text();
+  const value = (series: string) => Number(new RegExp(`^${series} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return {
+    shared: value('commit_group_transactions_total\\{group="entry_create",outcome="committed"\\}'),
+    grouped: value('commit_group_items_total\\{group="entry_create"\\}'),
+    fallbacks: value('commit_group_transactions_total\\{group="entry_create",outcome="fallback"\\}'),
+  };
+}
+
 async function postEntry(c: BenchContext): Promise<ResultRow> {
   const auth = { authorization: `Bearer ${c.token}` };
   const ws = await side(c, true);
@@ -98,7 +109,9 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       cannon({ url: `${c.server.base}/entries`, method: 'POST', headers: auth, body, seconds, connections: CONNECTIONS });
     await post(Math.max(2, c.settings.warmupSeconds)); // the first scenario of a --only run meets a cold server
     const peak = c.server.watchRss();
+    const groupsBefore = await createGroups(c);
     const ours = await metered(c, () => post(c.settings.seconds));
+    const groupsAfter = await createGroups(c);
     const peakRss = peak();
     await drained(client, ws.workspaceId);
     await api(c, 'DELETE', `/webhook-endpoints/${endpoint.id}`);
@@ -118,7 +131,10 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
     const bound = ceiling
       ? `; PostgreSQL alone caps creates at ${ceiling.perSecond.toFixed(0)} req/s on ${cores} cores (ratio ${ceiling.ratio.toFixed(2)}), with a server that would cost nothing`
       : '';
-    row.note = `100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}`;
+    const grouped = groupsAfter.grouped - groupsBefore.grouped;
+    const shared = groupsAfter.shared - groupsBefore.shared;
+    const groups = `group commit: ${grouped} creates in ${shared} shared transactions (${shared ? (grouped / shared).toFixed(1) : '0'} each), ${groupsAfter.fallbacks - groupsBefore.fallbacks} sent again one by one`;
+    row.note = `100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}; ${groups}`;
     return row;
   } finally {
     await rx.close();

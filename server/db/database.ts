@@ -160,21 +160,34 @@ async function previewTransaction<T>(work: (tx: Transaction) => Promise<T>): Pro
   throw new Error('unreachable: a preview transaction always rolls back');
 }
 
+/**
+ * Inside a transaction: runs the first-transaction hook of the current request (the idempotency mark), once.
+ * Returns it when it ran here, so that a rollback can hand it to the next transaction (`hook.done = false`).
+ */
+export async function runFirstTransactionHook(tx: Transaction): Promise<{ done: boolean } | undefined> {
+  const hook = firstTransactionHook.getStore();
+  if (!hook || hook.done) return undefined;
+  hook.done = true;
+  try {
+    await hook.run(tx);
+  } catch (err) {
+    hook.done = false;
+    throw err;
+  }
+  return hook;
+}
+
 /** Runs work in one database transaction; every query inside must be passed `tx`. */
 export async function transaction<T>(work: (tx: Transaction) => Promise<T>): Promise<T> {
   if (previewScope.getStore()) return previewTransaction(work);
-  const hook = firstTransactionHook.getStore();
-  let ranHook = false;
+  let ranHook: { done: boolean } | undefined;
   try {
     return await db().transaction(async (tx) => {
-      if (hook && !hook.done) {
-        hook.done = ranHook = true;
-        await hook.run(tx);
-      }
+      ranHook = await runFirstTransactionHook(tx);
       return work(tx);
     });
   } catch (err) {
-    if (ranHook) hook!.done = false; // rolled back: the next transaction carries the hook instead
+    if (ranHook) ranHook.done = false; // rolled back: the next transaction carries the hook instead
     throw err;
   }
 }

@@ -126,3 +126,23 @@ export function recordStatementImport(format: string, outcome: { importedLines: 
   statementImports.inc({ format: label, result: outcome === 'refused' ? 'refused' : 'imported' });
   if (outcome !== 'refused') statementLines.inc(outcome.importedLines);
 }
+
+const commitGroups = new Counter({
+  name: 'commit_group_transactions_total',
+  help: 'Shared transactions of a commit group (server/db/commit-group.ts) by outcome: committed, or rolled back and sent again one by one (fallback).',
+  labelNames: ['group', 'outcome'] as const,
+  registers: [metricsRegistry],
+});
+
+const commitGroupItems = new Counter({
+  name: 'commit_group_items_total',
+  help: 'Pieces of work (e.g. entry creates) that committed inside a shared transaction of a commit group.',
+  labelNames: ['group'] as const,
+  registers: [metricsRegistry],
+});
+
+/** Counts one shared transaction of the commit group `group` and, when it committed, the pieces it carried. */
+export function recordCommitGroup(group: string, outcome: 'committed' | 'fallback', items: number): void {
+  commitGroups.inc({ group, outcome });
+  if (outcome === 'committed') commitGroupItems.inc({ group }, items);
+}

@@ -6,6 +6,8 @@ import type { CreateEntryInput, EntryObject, UpdateEntryInput } from '../../../s
 import { lockEntry, presentEntry } from './entry-rows.js';
 import { byUser } from './audit-events.js';
 import { createEntryRow } from './core/create.js';
+import { createEntryRowsTogether, type CreateRequest } from './core/create-together.js';
+import { CommitGroup, type GroupPiece, type PieceOutcome } from '../../db/commit-group.js';
 import { editEntryRow, setEntryTagsRow, setReconciledRow } from './core/change.js';
 
 /**
@@ -34,22 +36,66 @@ async function projectForActor(actor: Actor, projectId: number, tx: Transaction)
   return { id: projectId, workspace_id: workspaceId };
 }
 
+type CreateCall = { actor: Actor; input: CreateEntryInput };
+
+/** One create in a transaction of its own. */
+const createAlone = ({ actor, input }: CreateCall): Promise<EntryObject> =>
+  transaction(async (tx) => {
+    const project = await projectForActor(actor, input.projectId, tx);
+    const row = await createEntryRow(tx, draftOf(actor, input, project.workspace_id), byUser(actor), undefined, {
+      trigger: 'CREATE',
+      reaches: reachOf(actor, project.workspace_id),
+    });
+    return presentEntry(row);
+  });
+
+const draftOf = (actor: Actor, input: CreateEntryInput, workspaceId: number) => ({ ...input, workspaceId, createdBy: creatorOf(actor) });
+const reachOf = (actor: Actor, workspaceId: number) => (projectId: number) => scope.canSeeProjectObject(actor, workspaceId, projectId);
+
+/** Several creates in one transaction (server/db/commit-group.ts): each its own 404, its own outcome, its own mark. */
+async function createTogether(tx: Transaction, pieces: GroupPiece<CreateCall>[]): Promise<PieceOutcome<EntryObject>[]> {
+  const outcomes: PieceOutcome<EntryObject>[] = new Array(pieces.length);
+  const requests: (CreateRequest & { piece: number })[] = [];
+  for (const [i, piece] of pieces.entries()) {
+    const { actor, input } = piece.input;
+    try {
+      const project = await projectForActor(actor, input.projectId, tx);
+      const given = draftOf(actor, input, project.workspace_id);
+      requests.push({ piece: i, given, actor: byUser(actor), reaches: reachOf(actor, project.workspace_id), inContext: piece.inContext });
+    } catch (error) {
+      outcomes[i] = { error };
+    }
+  }
+  const created = await createEntryRowsTogether(tx, requests);
+  for (const [j, outcome] of created.entries()) {
+    const i = requests[j].piece;
+    if ('row' in outcome) {
+      await pieces[i].markCommitted(tx);
+      outcomes[i] = { value: presentEntry(outcome.row) };
+    } else outcomes[i] = outcome;
+  }
+  return outcomes;
+}
+
+/**
+ * Creates that arrive while CREATE_LANES creates are in flight are written together, set-based, in one
+ * transaction (server/db/commit-group.ts, core/create-together.ts: each keeps its own outcome). A create's
+ * transaction takes only shared locks, so two lanes' groups do not wait on each other.
+ */
+export const createCommits = new CommitGroup<CreateCall, EntryObject>({
+  name: 'entry_create',
+  lanes: 2,
+  maxItems: 16,
+  alone: createAlone,
+  together: createTogether,
+});
+
 export async function createEntry(actor: Actor, input: CreateEntryInput): Promise<EntryObject> {
   if (input.items?.length) {
     const sum = input.items.reduce((s, it) => s + it.amountCents, 0);
     if (sum !== input.amountCents) throw badRequest(`Line items sum to ${sum}, not to amountCents ${input.amountCents}`);
   }
-  return transaction(async (tx) => {
-    const project = await projectForActor(actor, input.projectId, tx);
-    const row = await createEntryRow(
-      tx,
-      { ...input, workspaceId: project.workspace_id, createdBy: creatorOf(actor) },
-      byUser(actor),
-      undefined,
-      { trigger: 'CREATE', reaches: (projectId) => scope.canSeeProjectObject(actor, project.workspace_id, projectId) },
-    );
-    return presentEntry(row);
-  });
+  return createCommits.run({ actor, input });
 }
 
 export async function updateEntry(actor: Actor, input: UpdateEntryInput): Promise<EntryObject> {

@@ -3,7 +3,7 @@ import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
 import type { EntryRow } from './entry-rows.js';
-import { chainedEvent, insertEventsSql, type EventActor, type EventKind } from './audit-events.js';
+import { chainedEvent, insertEventsSql, type EventActor, type EventInsertRow, type EventKind } from './audit-events.js';
 import type { EntryValuation } from './core/reactions.js';
 import { preparedQuery } from '../../db/prepared.js';
 
@@ -39,7 +39,7 @@ export async function nextEntryId(tx: Transaction): Promise<number> {
 }
 
 /** The columns a new entry is written with, in the order of `insertEntriesSql`'s row source. */
-const ENTRY_COLUMNS = [
+export const ENTRY_COLUMNS = [
   'id',
   'workspace_id',
   'project_id',
@@ -110,6 +110,28 @@ SELECT * FROM entry`;
 /** The outbound events of the new entry, written by its insert (see EntryReactions.createdOutbox). */
 export type InsertOutbox = { json: string; ctes: (events: string, now: string) => string };
 
+/** A new entry's first events: ENTRY_CREATED (with `eventData`), then `following` chained after it. */
+export function createdChain(
+  e: Pick<NewEntry, 'workspaceId' | 'entryType' | 'amountCents' | 'baseCurrency' | 'entryDate' | 'projectId'> & { id: number },
+  actor: EventActor,
+  eventData: Record<string, unknown>,
+  following: { kind: EventKind; data: Record<string, unknown> }[],
+  now: Date,
+): EventInsertRow[] {
+  const entry = { id: e.id, workspace_id: e.workspaceId };
+  const data = {
+    entryType: e.entryType,
+    amountCents: e.amountCents,
+    baseCurrency: e.baseCurrency,
+    entryDate: e.entryDate,
+    projectId: e.projectId,
+  };
+  const event = chainedEvent(undefined, entry, 'ENTRY_CREATED', { ...data, ...eventData }, actor, now.toISOString());
+  const chain = [event];
+  for (const f of following) chain.push(chainedEvent(chain[chain.length - 1], entry, f.kind, f.data, actor, event.created_at));
+  return chain;
+}
+
 /** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here: core/create.ts holds them. */
 export async function insertEntry(
   tx: Transaction,
@@ -122,24 +144,7 @@ export async function insertEntry(
 ): Promise<EntryRow> {
   const now = opts.now ?? clock.now();
   const id = e.id ?? (await nextEntryId(tx));
-  const event = chainedEvent(
-    undefined,
-    { id, workspace_id: e.workspaceId },
-    'ENTRY_CREATED',
-    {
-      entryType: e.entryType,
-      amountCents: e.amountCents,
-      baseCurrency: e.baseCurrency,
-      entryDate: e.entryDate,
-      projectId: e.projectId,
-      ...eventData,
-    },
-    actor,
-    now.toISOString(),
-  );
-  const chain = [event];
-  for (const f of following)
-    chain.push(chainedEvent(chain[chain.length - 1], { id, workspace_id: e.workspaceId }, f.kind, f.data, actor, event.created_at));
+  const chain = createdChain({ ...e, id }, actor, eventData, following, now);
   const values: unknown[] = [
     id,
     e.workspaceId,

@@ -86,8 +86,19 @@ export async function prepare(
   draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>,
   checks: References[],
 ): Promise<Prepared> {
+  const [row] = await preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareSql(), [...parametersOf(given, draft, checks)]);
+  assertPrepared(row, given, checks);
+  return row;
+}
+
+/** The parameters of one create's checks, in the order of prepareSql's $1 … $10. */
+function parametersOf(
+  given: Pick<NewEntry, 'workspaceId' | 'entryDate'>,
+  draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>,
+  checks: References[],
+) {
   const all = <T>(pick: (r: References) => T[] | undefined): T[] => checks.flatMap((r) => pick(r) ?? []);
-  const [row] = await preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareSql(), [
+  return [
     given.workspaceId,
     given.entryDate,
     draft.baseCurrency,
@@ -98,9 +109,58 @@ export async function prepare(
     numbers(all((r) => r.tagIds)),
     numbers(all((r) => (r.entrySourceId === undefined ? [] : [r.entrySourceId]))),
     strings(all((r) => r.categoryIds)),
-  ]);
+  ] as const;
+}
+
+/** 409 when the date is in a closed period, then 400 for a reference the caller gave, then for one the rules added. */
+function assertPrepared(row: Prepared, given: Pick<NewEntry, 'entryDate'>, checks: References[]): void {
   const refusal = writeRefusal(null, { kind: 'create', date: given.entryDate }, () => row.closed_period ?? undefined);
   if (refusal !== null) throw conflict(refusal);
   for (const refs of checks) assertFound(row, refs);
-  return row;
+}
+
+/** One create of a group (core/create-together.ts): what prepare takes. */
+export type PrepareRequest = {
+  given: Pick<NewEntry, 'workspaceId' | 'entryDate'>;
+  draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>;
+  checks: References[];
+};
+
+/**
+ * prepareSql's checks and look-ups for several creates in ONE statement (a row per create, in order, each with
+ * its own id), and each create's own verdict: its Prepared row, or its own 409/400 (a bad one fails no other).
+ */
+let prepareManyText: string | undefined;
+const prepareManySql = () =>
+  (prepareManyText ??= `
+  SELECT entry_write_closed_period(p.ws, p.entry_date) AS closed_period,
+         (SELECT id FROM entry_sources WHERE workspace_id = p.ws AND kind = 'MANUAL') AS manual_source_id,
+         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
+         ARRAY(SELECT id FROM projects WHERE workspace_id = p.ws AND id = ANY (p.projects)) AS projects,
+         ARRAY(SELECT id FROM parties WHERE workspace_id = p.ws AND id = ANY (p.parties)) AS parties,
+         ARRAY(SELECT id FROM tags WHERE workspace_id = p.ws AND id = ANY (p.tags) AND archived_at IS NULL) AS tags,
+         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = p.ws AND id = ANY (p.sources)) AS sources,
+         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = p.ws AND is_active AND id = ANY (p.categories)) AS categories,
+         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
+         ${reactions().newEntrySql.reviewsDue('p.ws', 'p.project_id')} AS reviews_due
+    FROM jsonb_to_recordset($1::jsonb)
+      AS p(ws int, entry_date date, currency text, amount bigint, project_id int, projects int[], parties int[], tags int[],
+           sources int[], categories uuid[], n int)
+    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('p.ws', 'p.currency', 'p.entry_date', 'p.amount')} v ON true
+   ORDER BY p.n`);
+
+export async function prepareMany(tx: Transaction, requests: PrepareRequest[]): Promise<({ prepared: Prepared } | { error: unknown })[]> {
+  const json = requests.map(({ given, draft, checks }, n) => {
+    const [ws, entryDate, currency, amount, projectId, projects, parties, tags, sources, categories] = parametersOf(given, draft, checks);
+    return { n, ws, entry_date: entryDate, currency, amount, project_id: projectId, projects, parties, tags, sources, categories };
+  });
+  const rows = await preparedQuery<Prepared>(tx, 'entries_create_prepare_many', prepareManySql(), [JSON.stringify(json)]);
+  return rows.map((row, i) => {
+    try {
+      assertPrepared(row, requests[i].given, requests[i].checks);
+      return { prepared: row };
+    } catch (error) {
+      return { error };
+    }
+  });
 }

@@ -44,9 +44,7 @@ export async function createEntryRow(
   // the rules run in memory (the rule set is cached); they change neither the date, the currency nor the amount
   const ruled = opts.trigger ? await beforeCreate(tx, given, opts.trigger, opts.bankCounterparty) : undefined;
   const draft: EntryDraft = ruled ? { ...given, ...ruled.drafts[0] } : given;
-  if (draft.projectId !== given.projectId && opts.reaches && !opts.reaches(draft.projectId)) {
-    throw forbidden(`A rule moves this entry to project ${draft.projectId}, outside the projects you may write in`);
-  }
+  assertRuledWithinReach(given, draft, opts.reaches);
   // the references as the caller gave them (400 names the caller's mistake), then as the rules left them
   const prepared = await prepare(tx, given, draft, [
     {
@@ -84,8 +82,15 @@ export async function createEntryRow(
   return row;
 }
 
+/** 403 when a rule's SET_PROJECT moved the entry out of the projects the writer may write in. */
+export function assertRuledWithinReach(given: EntryDraft, ruled: EntryDraft, reaches?: (projectId: number) => boolean): void {
+  if (ruled.projectId !== given.projectId && reaches && !reaches(ruled.projectId)) {
+    throw forbidden(`A rule moves this entry to project ${ruled.projectId}, outside the projects you may write in`);
+  }
+}
+
 /** The row the insert of `e` writes (the outbound events, written by that same statement, show it). */
-function expectedRow(e: EntryDraft & { entrySourceId: number; id: number; valuation: EntryValuation }, now: Date): EntryRow {
+export function expectedRow(e: EntryDraft & { entrySourceId: number; id: number; valuation: EntryValuation }, now: Date): EntryRow {
   return {
     id: e.id,
     workspace_id: e.workspaceId,
@@ -117,14 +122,14 @@ function expectedRow(e: EntryDraft & { entrySourceId: number; id: number; valuat
 }
 
 /** The outbound events were written from `expected`: the inserted row must present the same, or nothing commits. */
-function assertInsertedAsExpected(row: EntryRow, expected: EntryRow): void {
+export function assertInsertedAsExpected(row: EntryRow, expected: EntryRow): void {
   const a = canonicalJson(presentEntry(row));
   const b = canonicalJson(presentEntry(expected));
   if (a !== b) throw new Error(`create: the inserted entry ${row.id} differs from its outbound event (${a} vs ${b})`);
 }
 
 /** What the rules set that the caller did not give (the rule set holds only usable ids; checked again all the same). */
-function referencesAdded(given: EntryDraft, ruled: EntryDraft) {
+export function referencesAdded(given: EntryDraft, ruled: EntryDraft) {
   const added = <T>(before: T | null | undefined, after: T | null | undefined) => (after !== before ? [after] : []);
   return {
     projectIds: added(given.projectId, ruled.projectId),
