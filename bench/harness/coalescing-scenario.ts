@@ -3,7 +3,8 @@
  * 10 clients with batches of 8 entries (one transaction and one statement per batch for the entries, their
  * events and reactions), against POST /entries one entry per request from the same 10 clients. Both in
  * entries per second, with the CPU each entry cost; neither side has rules, an endpoint or a valuation.
- * It measures how far coalescing concurrent creates into shared statements could take POST /entries.
+ * POST /entries groups concurrent creates itself (server/db/commit-group.ts), so the gap left between the two is
+ * the per-request work (HTTP, auth, validation, a response per entry) and the creates that found a lane free.
  */
 import { loop } from './load.js';
 import { metered, type Metered } from './cpu.js';

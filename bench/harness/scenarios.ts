@@ -63,12 +63,6 @@ async function getById(c: BenchContext): Promise<ResultRow> {
   return throughputRow('GET /entries/{id} vs constant query', ours, base, peakRss, 0.45);
 }
 
-/**
- * POST /entries with what a create carries since issues 15–17 (the figure of issue 23): a workspace of its own
- * with the rules scenario's 100 rules (the body matches several: category, tags, RULE_APPLIED events), one
- * webhook endpoint subscribed to entry.created (deliveries go out to a loopback receiver meanwhile) and an
- * EUR rate, the body in EUR (valued in the USD base).
- */
 /** The server's counters of grouped creates (server/db/commit-group.ts, GET /metrics). */
 async function createGroups(c: BenchContext): Promise<{ shared: number; grouped: number; fallbacks: number }> {
   const text = await (await fetch(`${c.server.base}/metrics`)).text();
@@ -80,6 +74,12 @@ async function createGroups(c: BenchContext): Promise<{ shared: number; grouped:
   };
 }
 
+/**
+ * POST /entries with what a create carries since issues 15–17 (the figure of issue 23): a workspace of its own
+ * with the rules scenario's 100 rules (the body matches several: category, tags, RULE_APPLIED events), one
+ * webhook endpoint subscribed to entry.created (deliveries go out to a loopback receiver meanwhile) and an
+ * EUR rate, the body in EUR (valued in the USD base).
+ */
 async function postEntry(c: BenchContext): Promise<ResultRow> {
   const auth = { authorization: `Bearer ${c.token}` };
   const ws = await side(c, true);
@@ -133,7 +133,7 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       : '';
     const grouped = groupsAfter.grouped - groupsBefore.grouped;
     const shared = groupsAfter.shared - groupsBefore.shared;
-    const groups = `group commit: ${grouped} creates in ${shared} shared transactions (${shared ? (grouped / shared).toFixed(1) : '0'} each), ${groupsAfter.fallbacks - groupsBefore.fallbacks} sent again one by one`;
+    const groups = `group commit: ${grouped} of ${ours.requests} creates in ${shared} shared transactions (${shared ? (grouped / shared).toFixed(1) : '0'} each), ${groupsAfter.fallbacks - groupsBefore.fallbacks} written again alone`;
     row.note = `100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}; ${groups}`;
     return row;
   } finally {

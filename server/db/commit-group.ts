@@ -1,4 +1,4 @@
-import { AsyncResource } from 'node:async_hooks';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { recordCommitGroup } from '../lib/metrics.js';
 import { runtime } from '../runtime.js';
 import { db, inPreview, runFirstTransactionHook, type Transaction } from './database.js';
@@ -43,10 +43,11 @@ type Waiting<I> = {
 };
 
 /**
- * Group commit (issue 35): requests that arrive while every lane has a transaction in flight wait, and the
- * next free lane hands all that waited (up to maxItems) to the group writer, which writes them together in
- * ONE transaction with set-based statements. A request that finds a lane free is written alone, exactly as
- * before: under one client nothing changes. A preview (CONTRACT §20) is never grouped.
+ * Group commit (issue 35): requests wait for the end of the event loop's current turn (so those that arrived
+ * together go together) and, while every lane has a transaction in flight, for a free lane; the lane hands all
+ * that waited (up to maxItems) to the group writer, which writes them together in ONE transaction with
+ * set-based statements. A request that waited alone is written alone, exactly as before: under one client
+ * nothing changes. A preview (CONTRACT §20) is never grouped.
  *
  * Each request keeps its own outcome: the writer refuses a bad one with its own error without failing the
  * others, and results are handed back only after the shared COMMIT. When the writer throws or the COMMIT
@@ -55,6 +56,7 @@ type Waiting<I> = {
 export class CommitGroup<I, O> {
   private readonly waiting: Waiting<I>[] = [];
   private inFlight = 0;
+  private pumpSoon: NodeJS.Immediate | undefined;
   /** shared transactions committed, the largest, and groups sent again one by one (tests and the bench read these) */
   readonly stats = { groups: 0, largest: 0, fallbacks: 0 };
 
@@ -81,21 +83,28 @@ export class CommitGroup<I, O> {
 
   run(input: I): Promise<O> {
     if (inPreview()) return this.options.alone(input);
+    // the caller's async context (its request, its idempotency hook, its transport), to run its parts in
+    const inContext = AsyncLocalStorage.snapshot() as <T>(fn: () => T) => T;
     return new Promise<O>((resolve, reject) => {
       const item: Waiting<I> = {
         piece: {
           input,
-          inContext: AsyncResource.bind(<T>(fn: () => T): T => fn()),
-          markCommitted: AsyncResource.bind(async (tx: Transaction) => {
-            item.ranHook = await runFirstTransactionHook(tx);
-          }),
+          inContext,
+          markCommitted: (tx: Transaction) =>
+            inContext(async () => {
+              item.ranHook = await runFirstTransactionHook(tx);
+            }),
         },
-        alone: AsyncResource.bind(() => this.options.alone(input)),
+        alone: () => inContext(() => this.options.alone(input)),
         resolve: resolve as (value: unknown) => void,
         reject,
       };
       this.waiting.push(item);
-      this.pump();
+      // after the I/O of this turn of the event loop: requests that arrived together are written together
+      this.pumpSoon ??= setImmediate(() => {
+        this.pumpSoon = undefined;
+        this.pump();
+      });
     });
   }
 

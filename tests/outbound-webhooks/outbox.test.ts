@@ -161,3 +161,24 @@ describe('several workers', () => {
     expect(new Set(ids).size).toBe(300);
   });
 });
+
+describe('a worker with every slot taken', () => {
+  it('claims again as soon as recorded outcomes free its slots, not at the next poll', async () => {
+    const fresh = await hookWorld(api);
+    await createEndpoint(api, fresh, { url: rx.url('/slots') });
+    await transaction((tx) =>
+      publishMany(
+        tx,
+        Array.from({ length: 50 }, (_, i) => ({ workspaceId: fresh.workspaceId, type: 'sync.synced' as const, object: { n: i } })),
+      ),
+    );
+    const worker = new DeliveryWorker({ pollMs: 600_000, batch: 10, maxInFlight: 10 });
+    worker.start();
+    try {
+      await rx.waitFor('/slots', 50); // five rounds of ten, each claimed when the last one's outcomes were recorded
+    } finally {
+      await worker.stop();
+    }
+    expect(new Set(rx.at('/slots').map((r) => r.headers['webhook-id'])).size).toBe(50);
+  });
+});

@@ -78,7 +78,7 @@ async function createTogether(tx: Transaction, pieces: GroupPiece<CreateCall>[])
 }
 
 /**
- * Creates that arrive while CREATE_LANES creates are in flight are written together, set-based, in one
+ * Creates that arrive together, or while 2 creates are in flight, are written together, set-based, in one
  * transaction (server/db/commit-group.ts, core/create-together.ts: each keeps its own outcome). A create's
  * transaction takes only shared locks, so two lanes' groups do not wait on each other.
  */
