@@ -98,6 +98,15 @@ const BY_FORMAT: Record<string, unknown[]> = {
   binary: ['<file bytes>'],
 };
 
+/** What a value of each string format looks like: a candidate of another shape never stands for it. */
+const FORMAT_SHAPES: Record<string, (value: string) => boolean> = {
+  uuid: (v) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v),
+  date: (v) => /^\d{4}-\d{2}-\d{2}$/.test(v),
+  'date-time': (v) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v),
+  email: (v) => /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(v),
+  uri: (v) => URL.canParse(v),
+};
+
 const GENERIC_STRINGS = ['Text', 'ok', 'USD', 'DE', 'CUSTOM_ERP', 'a', '1', '1.5', 'entry.created', '2026-02', '2026-02-14'];
 
 /** Integers by field name (within the schema's bounds, else the nearest bound). */
@@ -238,14 +247,15 @@ class Synthesizer {
   }
 
   private string(schema: Schema, name: string): string {
-    const byName = schema.format === 'uuid' ? [] : (BY_NAME[name] ?? []); // an event's eventId is a uuid, a webhook's is not
-    const candidates = [...byName, ...(BY_FORMAT[schema.format] ?? []), ...GENERIC_STRINGS].filter(
+    const candidates = [...(BY_NAME[name] ?? []), ...(BY_FORMAT[schema.format] ?? []), ...GENERIC_STRINGS].filter(
       (c): c is string => typeof c === 'string',
     );
     const min = schema.minLength ?? 0;
     const max = schema.maxLength ?? Infinity;
     const pattern = typeof schema.pattern === 'string' ? new RegExp(schema.pattern, 'u') : undefined;
-    const fits = (c: string) => c.length >= min && c.length <= max && (!pattern || pattern.test(c));
+    const shape = FORMAT_SHAPES[schema.format];
+    // an event's eventId is a uuid, a webhook's is not: a value chosen by name must also have the field's format
+    const fits = (c: string) => c.length >= min && c.length <= max && (!pattern || pattern.test(c)) && (!shape || shape(c));
     const found = candidates.find(fits);
     if (found !== undefined) return found;
     // nothing fits: a placeholder that Redocly's no-invalid-media-type-examples names (add a value to

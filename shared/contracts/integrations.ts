@@ -103,25 +103,20 @@ export const IngestItem = z
   })
   .strict();
 
+/** A body of 1 … MAX_INGEST_ENTRIES items of `item`, nothing else. */
+const entriesOf = <T extends z.ZodType>(item: T) => z.object({ entries: z.array(item).min(1).max(MAX_INGEST_ENTRIES) }).strict();
 /** The envelope: items are checked one by one afterwards, so a bad item does not fail the batch. */
-export const IngestEnvelope = z.object({ entries: z.array(z.unknown()).min(1).max(MAX_INGEST_ENTRIES) }).strict();
+export const IngestEnvelope = entriesOf(z.unknown());
 /**
  * The documented request body. An item is meant to be an IngestItem, but one that is not is an ERROR result
  * of its own, not a 400 (CONTRACT §11): so the document accepts any item, the IngestItem or anything else.
  */
-export const IngestRequest = z
-  .object({
-    entries: z
-      .array(
-        z.union([
-          IngestItem,
-          z.unknown().describe('Anything else: not a 400, but an ERROR result of its own ("invalid item"), and the other items go on'),
-        ]),
-      )
-      .min(1)
-      .max(MAX_INGEST_ENTRIES),
-  })
-  .strict();
+export const IngestRequest = entriesOf(
+  z.union([
+    IngestItem,
+    z.unknown().describe('Anything else: not a 400, but an ERROR result of its own ("invalid item"), and the other items go on'),
+  ]),
+);
 
 export const IngestStatus = z.enum(['CREATED', 'DUPLICATE', 'ERROR']);
 export const IngestItemResult = z.object({
