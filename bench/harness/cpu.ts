@@ -20,3 +20,22 @@ export async function metered(c: BenchContext, run: () => Promise<LoadResult>): 
     dbCpuMs: db0 && db1 ? perRequest(cpuSecondsBetween(db0, db1)) : NaN,
   };
 }
+
+/** Metered parts of one run (alternating halves) as one run: rates and CPU per request over both, the worse latency percentiles. */
+export function combineRuns(runs: Metered[]): Metered {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
+  const weighted = (f: (r: Metered) => number) => runs.reduce((n, r) => n + f(r) * r.requests, 0) / Math.max(1, requests);
+  const worst = (f: (r: Metered) => number) => Math.max(...runs.map(f));
+  return {
+    requests,
+    seconds,
+    perSecond: requests / seconds,
+    p50: worst((r) => r.p50),
+    p95: worst((r) => r.p95),
+    p99: worst((r) => r.p99),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    serverCpuMs: weighted((r) => r.serverCpuMs),
+    dbCpuMs: weighted((r) => r.dbCpuMs),
+  };
+}

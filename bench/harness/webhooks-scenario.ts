@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { plainEntryBody } from './fixtures.js';
 import { cannon } from './load.js';
-import { metered, type Metered } from './cpu.js';
+import { combineRuns, metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
 import { throughputRow, type ResultRow } from './table.js';
 
@@ -48,25 +48,6 @@ export async function api(c: BenchContext, method: string, path: string, body?: 
   const json = await res.json();
   if (res.status !== 200) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
-}
-
-/** Two metered halves as one run: rates and CPU per request over both, the worse latency percentiles. */
-function combine(runs: Metered[]): Metered {
-  const requests = runs.reduce((n, r) => n + r.requests, 0);
-  const seconds = runs.reduce((n, r) => n + r.seconds, 0);
-  const weighted = (f: (r: Metered) => number) => runs.reduce((n, r) => n + f(r) * r.requests, 0) / Math.max(1, requests);
-  const worst = (f: (r: Metered) => number) => Math.max(...runs.map(f));
-  return {
-    requests,
-    seconds,
-    perSecond: requests / seconds,
-    p50: worst((r) => r.p50),
-    p95: worst((r) => r.p95),
-    p99: worst((r) => r.p99),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-    serverCpuMs: weighted((r) => r.serverCpuMs),
-    dbCpuMs: weighted((r) => r.dbCpuMs),
-  };
 }
 
 async function pendingDeliveries(client: pg.Client, workspaceId: number): Promise<number> {
@@ -124,8 +105,8 @@ export async function outboxOverheadScenario(c: BenchContext): Promise<ResultRow
         await api(c, 'DELETE', `/webhook-endpoints/${endpoint.id}`);
       }
     }
-    const base = combine(baseRuns);
-    const ours = combine(ourRuns);
+    const base = combineRuns(baseRuns);
+    const ours = combineRuns(ourRuns);
     return throughputRow('POST /entries, 1 webhook endpoint vs none', ours, base, peak(), 0.85, [
       `alternating halves; ${ours.requests} entries created with the endpoint, ${rx.count()} deliveries received`,
     ]);
