@@ -1,7 +1,7 @@
 import type { Transaction } from '../../db/database.js';
 import { preparedQuery } from '../../db/prepared.js';
 import type { EntryRow } from './entry-rows.js';
-import { ENTRY_COLUMNS, insertEntriesSql, type InsertOutbox, type NewEntry } from './entry-writes.js';
+import { ENTRY_COLUMNS, insertEntriesSql, itemRows, paymentRows, type InsertOutbox, type NewEntry } from './entry-writes.js';
 import { insertEventsSql, type EventInsertRow } from './audit-events.js';
 
 /** The SQL type of each column of ENTRY_COLUMNS, for reading the rows out of their JSON parameter. */
@@ -33,7 +33,7 @@ const COLUMN_TYPES: Record<(typeof ENTRY_COLUMNS)[number], string> = {
 
 /**
  * insertEntry's statement for several new entries at once (a group of POST /entries, core/create-together.ts):
- * the entries ($1, in id order), their items ($2), payments ($3), tags with their ranks ($4), their events ($5)
+ * the entries ($1: their rows as written, in id order; columns beyond ENTRY_COLUMNS are ignored), their items ($2), payments ($3), tags with their ranks ($4), their events ($5)
  * and the outbox CTEs over $6 and $7 (now). Every parameter is a JSON array; one named statement whatever the size.
  */
 const insertManySql = (outbox: InsertOutbox['ctes']) => `
@@ -61,8 +61,8 @@ WITH entry AS (
 ), ${outbox('$6', '$7::timestamptz')}
 SELECT * FROM entry ORDER BY id`;
 
-/** A new entry of a group as insertEntry takes it, with its id and its chain of events already built. */
-export type GroupedNewEntry = NewEntry & { id: number; events: EventInsertRow[] };
+/** A new entry of a group: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
+export type GroupedNewEntry = { row: EntryRow } & Pick<NewEntry, 'items' | 'transactions' | 'tagIds'> & { events: EventInsertRow[] };
 
 /**
  * Several new entries, with their items, payments, tags, events and outbound events, in ONE statement; the rows
@@ -74,58 +74,12 @@ export async function insertEntriesTogether(
   now: Date,
   outbox: InsertOutbox,
 ): Promise<EntryRow[]> {
-  const rows = entries.map((e) => ({
-    id: e.id,
-    workspace_id: e.workspaceId,
-    project_id: e.projectId,
-    entry_source_id: e.entrySourceId,
-    entry_type: e.entryType,
-    entry_status: 'PENDING',
-    base_currency: e.baseCurrency,
-    amount_cents: e.amountCents,
-    from_party_id: e.fromPartyId ?? null,
-    to_party_id: e.toPartyId ?? null,
-    entry_date: e.entryDate,
-    description: e.description ?? null,
-    reference: e.reference ?? null,
-    exclude_from_sync: e.excludeFromSync ?? false,
-    category_id: e.categoryId ?? null,
-    created_by: e.createdBy,
-    created_at: now,
-    updated_at: now,
-    fx_rate: e.valuation?.fxRate ?? null,
-    fx_rate_date: e.valuation?.fxRateDate ?? null,
-    amount_base_cents: e.valuation?.amountBaseCents ?? null,
-    integration_id: null,
-    external_id: null,
-  }));
-  const items = entries.flatMap((e) =>
-    (e.items ?? []).map((it, position) => ({
-      entry_id: e.id,
-      workspace_id: e.workspaceId,
-      position,
-      description: it.description,
-      quantity: it.quantity,
-      unit_amount_cents: it.unitAmountCents,
-      amount_cents: it.amountCents,
-      category_id: it.categoryId ?? null,
-    })),
-  );
-  const payments = entries.flatMap((e) =>
-    (e.transactions ?? []).map((p) => ({
-      entry_id: e.id,
-      workspace_id: e.workspaceId,
-      transaction_date: p.transactionDate,
-      amount_cents: p.amountCents,
-      method: p.method ?? null,
-      external_ref: p.externalRef ?? null,
-    })),
-  );
-  const tags = entries.flatMap((e) =>
-    [...new Set(e.tagIds ?? [])].map((tagId) => ({ entry_id: e.id, tag_id: tagId, workspace_id: e.workspaceId })),
-  );
+  const of = (e: GroupedNewEntry) => ({ entry_id: e.row.id, workspace_id: e.row.workspace_id });
+  const items = entries.flatMap((e) => itemRows(e).map((item) => ({ ...of(e), ...item })));
+  const payments = entries.flatMap((e) => paymentRows(e).map((payment) => ({ ...of(e), ...payment })));
+  const tags = entries.flatMap((e) => [...new Set(e.tagIds ?? [])].map((tagId) => ({ ...of(e), tag_id: tagId })));
   const events = entries.flatMap((e) => e.events);
-  const values = [rows, items, payments, tags, events].map((v) => JSON.stringify(v));
+  const values = [entries.map((e) => e.row), items, payments, tags, events].map((v) => JSON.stringify(v));
   return preparedQuery<EntryRow>(tx, 'entries_insert_many', (statement ??= insertManySql(outbox.ctes)), [...values, outbox.json, now]);
 }
 

@@ -110,6 +110,26 @@ SELECT * FROM entry`;
 /** The outbound events of the new entry, written by its insert (see EntryReactions.createdOutbox). */
 export type InsertOutbox = { json: string; ctes: (events: string, now: string) => string };
 
+/** The entry's line items as the inserts read them (entry_items columns, in their order). */
+export const itemRows = (e: Pick<NewEntry, 'items'>) =>
+  (e.items ?? []).map((it, position) => ({
+    position,
+    description: it.description,
+    quantity: it.quantity,
+    unit_amount_cents: it.unitAmountCents,
+    amount_cents: it.amountCents,
+    category_id: it.categoryId ?? null,
+  }));
+
+/** The entry's payments as the inserts read them (entry_transactions columns). */
+export const paymentRows = (e: Pick<NewEntry, 'transactions'>) =>
+  (e.transactions ?? []).map((p) => ({
+    transaction_date: p.transactionDate,
+    amount_cents: p.amountCents,
+    method: p.method ?? null,
+    external_ref: p.externalRef ?? null,
+  }));
+
 /** A new entry's first events: ENTRY_CREATED (with `eventData`), then `following` chained after it. */
 export function createdChain(
   e: Pick<NewEntry, 'workspaceId' | 'entryType' | 'amountCents' | 'baseCurrency' | 'entryDate' | 'projectId'> & { id: number },
@@ -165,24 +185,8 @@ export async function insertEntry(
     e.valuation?.fxRate ?? null,
     e.valuation?.fxRateDate ?? null,
     e.valuation?.amountBaseCents ?? null,
-    JSON.stringify(
-      (e.items ?? []).map((it, position) => ({
-        position,
-        description: it.description,
-        quantity: it.quantity,
-        unit_amount_cents: it.unitAmountCents,
-        amount_cents: it.amountCents,
-        category_id: it.categoryId ?? null,
-      })),
-    ),
-    JSON.stringify(
-      (e.transactions ?? []).map((p) => ({
-        transaction_date: p.transactionDate,
-        amount_cents: p.amountCents,
-        method: p.method ?? null,
-        external_ref: p.externalRef ?? null,
-      })),
-    ),
+    JSON.stringify(itemRows(e)),
+    JSON.stringify(paymentRows(e)),
     [...new Set(e.tagIds ?? [])],
     JSON.stringify(chain),
   ];

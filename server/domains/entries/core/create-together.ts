@@ -74,7 +74,13 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
     const fields = { ...r.draft, entrySourceId, id: Number(prepared.entry_id), valuation };
     // built in the caller's context: its events name its transport (via)
     const events = r.request.inContext(() => createdChain(fields, r.request.actor, {}, r.ruled.events[0], now));
-    writes.push({ r, entry: { ...fields, events }, expected: expectedRow(fields, now), reviewsDue: prepared.reviews_due });
+    const expected = expectedRow(fields, now);
+    writes.push({
+      r,
+      entry: { row: expected, items: fields.items, transactions: fields.transactions, tagIds: fields.tagIds, events },
+      expected,
+      reviewsDue: prepared.reviews_due,
+    });
   }
   if (writes.length === 0) return outcomes;
   const outbox = reactions().createdOutbox(
@@ -92,8 +98,8 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
     ).map((row) => [Number(row.id), row]),
   );
   for (const { r, entry, expected, reviewsDue } of writes) {
-    let row = rows.get(entry.id);
-    if (!row) throw new Error(`create: entry ${entry.id} of a group was not inserted`);
+    let row = rows.get(Number(entry.row.id));
+    if (!row) throw new Error(`create: entry ${entry.row.id} of a group was not inserted`);
     assertInsertedAsExpected(row, expected);
     if (reviewsDue) row = await r.request.inContext(() => queueReviews(tx, row!, r.request.actor));
     outcomes[r.index] = { row };
