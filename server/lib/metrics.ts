@@ -129,7 +129,7 @@ export function recordStatementImport(format: string, outcome: { importedLines: 
 
 const commitGroups = new Counter({
   name: 'commit_group_transactions_total',
-  help: 'Shared transactions of a commit group (server/db/commit-group.ts) by outcome: committed, or rolled back and sent again one by one (fallback).',
+  help: 'Shared transactions of a commit group (server/db/commit-group.ts) by outcome: committed, or rolled back with every request written alone again (fallback).',
   labelNames: ['group', 'outcome'] as const,
   registers: [metricsRegistry],
 });
