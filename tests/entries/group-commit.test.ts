@@ -5,11 +5,11 @@ import { asPreview, db, transaction, withFirstTransactionHook, type Transaction 
 import { AppError } from '../../server/lib/errors.js';
 import { currentVia, runVia } from '../../server/lib/via.js';
 import { createCommits } from '../../server/domains/entries/entries.service.js';
-import { actor, buildParty, buildWorkspace, closePeriod } from '../support/factories/index.js';
+import { actor, addProjectMember, buildParty, buildWorkspace, closePeriod } from '../support/factories/index.js';
 import { createConnection, accountingWorld } from '../support/factories/accounting.js';
 import { createRule, ruleWorld } from '../support/factories/rules.js';
 import { makeTag } from '../support/factories/tags.js';
-import { startServer, type Api } from '../support/http.js';
+import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /**
  * Group commit (issue 35): creates that arrive while every lane is busy are written together, set-based, in one
@@ -375,6 +375,67 @@ describe('POST /entries under group commit', () => {
       )[0].x;
     expect(await xmin(taxi.body.id)).toBe(await xmin(lunch.body.id));
     expect(await xmin(hotel.body.id)).not.toBe(await xmin(taxi.body.id));
+  });
+
+  it("a rule's SET_PROJECT out of the writer's reach is that request's 403 (project member, project-scoped key), grouped or alone", async () => {
+    const w = await ruleWorld(api);
+    const [reachable, elsewhere] = w.projectIds;
+    await createRule(w, {
+      name: 'move',
+      conditions: [{ field: 'description', operator: 'contains', value: 'move' }],
+      actions: [{ type: 'SET_PROJECT', projectId: elsewhere }],
+    });
+    const member = await actor(api);
+    await addProjectMember(reachable, member.id);
+    const key = await api.post(
+      '/api-keys',
+      { workspaceId: w.workspaceId, name: 'one project', permissions: ['entry.create'], projectIds: [reachable] },
+      { token: w.token },
+    );
+    expect(key.status).toBe(200);
+    const body = (description: string) => ({
+      projectId: reachable,
+      entryType: 'EXPENSE',
+      baseCurrency: 'USD',
+      entryDate: '2026-05-02',
+      amountCents: 700,
+      description,
+    });
+    const sends = [
+      { token: member.token, description: 'member move', status: 403 },
+      { token: key.body.apiKey as string, description: 'key move', status: 403 },
+      { token: member.token, description: 'member stays', status: 200 },
+      { token: w.token, description: 'workspace member move', status: 200 },
+    ];
+    const before = { ...createCommits.stats };
+    const held = await holdLanes(createCommits, 4);
+    const sent = sends.map((s) => api.post('/entries', body(`${s.description} grouped`), { token: s.token }));
+    await untilQueued(createCommits, sends.length);
+    held.release();
+    const grouped = await Promise.all(sent);
+    await held.done;
+    expect(createCommits.stats.groups).toBeGreaterThan(before.groups);
+    const alone = [];
+    for (const s of sends) alone.push(await api.post('/entries', body(`${s.description} alone`), { token: s.token }));
+    for (const answers of [grouped, alone]) {
+      expect(answers.map((r) => r.status)).toEqual(sends.map((s) => s.status));
+      for (const refused of answers.slice(0, 2)) {
+        expectErrorBody(refused, 403, 'FORBIDDEN');
+        expect(refused.body.message).toBe(`A rule moves this entry to project ${elsewhere}, outside the projects you may write in`);
+      }
+      expect(answers[2].body.projectId).toBe(reachable);
+      expect(answers[3].body.projectId).toBe(elsewhere);
+    }
+    const written = await db().query<{ description: string; project_id: number }>(
+      'SELECT description, project_id FROM entries WHERE workspace_id = :ws ORDER BY description',
+      { replacements: { ws: w.workspaceId }, type: QueryTypes.SELECT },
+    );
+    expect(written).toEqual([
+      { description: 'member stays alone', project_id: reachable },
+      { description: 'member stays grouped', project_id: reachable },
+      { description: 'workspace member move alone', project_id: elsewhere },
+      { description: 'workspace member move grouped', project_id: elsewhere },
+    ]);
   });
 
   it('one client at a time: every create commits alone, as before', async () => {
