@@ -10,6 +10,7 @@ import { createConnection, accountingWorld } from '../support/factories/accounti
 import { createRule, ruleWorld } from '../support/factories/rules.js';
 import { makeTag } from '../support/factories/tags.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
+import { call, connectAgent, mcpBearer, type Preview } from '../mcp/support.js';
 
 /**
  * Group commit (issue 35): creates that arrive while every lane is busy are written together, set-based, in one
@@ -436,6 +437,121 @@ describe('POST /entries under group commit', () => {
       { description: 'workspace member move alone', project_id: elsewhere },
       { description: 'workspace member move grouped', project_id: elsewhere },
     ]);
+  });
+
+  it('an MCP confirm written in a group keeps its own transport: its events say via mcp, the REST ones beside it do not', async () => {
+    const ws = await buildWorkspace({ projects: 1 });
+    const person = await actor(api, { workspaceId: ws.id });
+    const agent = await connectAgent(api, mcpBearer(person));
+    const body = (description: string) => ({
+      projectId: ws.projectIds[0],
+      entryType: 'EXPENSE',
+      baseCurrency: 'USD',
+      entryDate: '2026-05-03',
+      amountCents: 900,
+      description,
+    });
+    const { confirmToken } = (await call(agent, 'createEntry', body('by the agent'))) as Preview;
+    const held = await holdLanes(createCommits, 4);
+    const sent = [
+      call(agent, 'createEntry', { ...body('by the agent'), confirm: confirmToken }),
+      api.post('/entries', body('by REST 1'), { token: person.token }).then((r) => r.body),
+      api.post('/entries', body('by REST 2'), { token: person.token }).then((r) => r.body),
+    ];
+    await untilQueued(createCommits, 3);
+    held.release();
+    const created = await Promise.all(sent);
+    await held.done;
+    expect(created.map((e) => e.description)).toEqual(['by the agent', 'by REST 1', 'by REST 2']);
+    const xmins = await db().query('SELECT DISTINCT xmin::text FROM entries WHERE workspace_id = :ws', {
+      replacements: { ws: ws.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(xmins).toHaveLength(1); // one transaction wrote the three
+    const created0 = async (id: number) => (await api.get(`/entries/${id}/events`, { token: person.token })).body[0];
+    const [byAgent, byRest1, byRest2] = await Promise.all(created.map((e) => created0(e.id)));
+    expect(byAgent).toMatchObject({
+      kind: 'ENTRY_CREATED',
+      actorType: 'USER',
+      actorId: person.id,
+      data: expect.objectContaining({ via: 'mcp' }),
+    });
+    for (const e of [byRest1, byRest2]) {
+      expect(e).toMatchObject({ kind: 'ENTRY_CREATED', actorId: person.id });
+      expect(e.data).not.toHaveProperty('via');
+    }
+    for (const e of created) {
+      expect((await api.get(`/entries/${e.id}/events/verify`, { token: person.token })).body).toMatchObject({ valid: true });
+    }
+  });
+
+  it('a connection lost in the shared write: each request is written again alone, once; while the database stays away, each answers 503 (§22)', async () => {
+    const ws = await buildWorkspace({ projects: 1 });
+    const who = await actor(api, { workspaceId: ws.id });
+    // the backend that inserts a matching entry ends its own connection (57P01, as a demoted primary does): once, or every time
+    await db().query('CREATE SEQUENCE IF NOT EXISTS group_connection_kills');
+    await db().query(`CREATE OR REPLACE FUNCTION group_connection_lost() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.description LIKE 'always lost %' OR (NEW.description LIKE 'lost once %' AND nextval('group_connection_kills') = 1) THEN
+          PERFORM pg_terminate_backend(pg_backend_pid());
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await db().query('CREATE TRIGGER group_connection_lost BEFORE INSERT ON entries FOR EACH ROW EXECUTE FUNCTION group_connection_lost()');
+    const body = (description: string) => ({
+      projectId: ws.projectIds[0],
+      entryType: 'EXPENSE',
+      baseCurrency: 'USD',
+      entryDate: '2026-05-04',
+      amountCents: 1_100,
+      description,
+    });
+    const send = (description: string) =>
+      api.post('/entries', body(description), { token: who.token, headers: { 'Idempotency-Key': `${ws.id}-${description}` } });
+    const grouped = async (descriptions: string[]) => {
+      const held = await holdLanes(createCommits, 4);
+      const sent = descriptions.map(send);
+      await untilQueued(createCommits, descriptions.length);
+      held.release();
+      const answers = await Promise.all(sent);
+      await held.done;
+      return answers;
+    };
+    const written = async () =>
+      (
+        await db().query<{ description: string }>('SELECT description FROM entries WHERE workspace_id = :ws ORDER BY description', {
+          replacements: { ws: ws.id },
+          type: QueryTypes.SELECT,
+        })
+      ).map((r) => r.description);
+    try {
+      const once = ['lost once 1', 'lost once 2', 'lost once 3'];
+      let before = { ...createCommits.stats };
+      const recovered = await grouped(once);
+      expect(recovered.map((r) => r.status)).toEqual([200, 200, 200]);
+      expect(createCommits.stats).toMatchObject({ groups: before.groups, fallbacks: before.fallbacks + 1 });
+      expect(await written()).toEqual(once);
+
+      const always = ['always lost 1', 'always lost 2'];
+      before = { ...createCommits.stats };
+      const refused = await grouped(always);
+      for (const r of refused) {
+        expectErrorBody(r, 503, 'SERVICE_UNAVAILABLE');
+        expect(r.headers.get('retry-after')).toBe('2');
+      }
+      expect(createCommits.stats).toMatchObject({ groups: before.groups, fallbacks: before.fallbacks + 1 });
+      expect(await written()).toEqual(once);
+    } finally {
+      await db().query('DROP TRIGGER group_connection_lost ON entries');
+    }
+    // the refused keys kept nothing: sent again, they create; the recovered ones replay their own answers
+    for (const description of ['always lost 1', 'always lost 2']) expect((await send(description)).status).toBe(200);
+    for (const description of ['lost once 1', 'lost once 2', 'lost once 3']) {
+      const again = await send(description);
+      expect(again.status).toBe(200);
+      expect(again.headers.get('idempotency-replayed')).toBe('true');
+    }
+    expect(await written()).toEqual(['always lost 1', 'always lost 2', 'lost once 1', 'lost once 2', 'lost once 3']);
   });
 
   it('one client at a time: every create commits alone, as before', async () => {
