@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
+import { AsyncResource } from 'node:async_hooks';
 import { recordCommitGroup } from '../lib/metrics.js';
 import { runtime } from '../runtime.js';
 import { db, inPreview, runFirstTransactionHook, type Transaction } from './database.js';
@@ -83,8 +83,10 @@ export class CommitGroup<I, O> {
 
   run(input: I): Promise<O> {
     if (inPreview()) return this.options.alone(input);
-    // the caller's async context (its request, its idempotency hook, its transport), to run its parts in
-    const inContext = AsyncLocalStorage.snapshot() as <T>(fn: () => T) => T;
+    // the caller's async context (its request, its idempotency hook, its transport), to run its parts in; not
+    // AsyncLocalStorage.snapshot(), which on Node 20 binds a function with two deprecation wrappers per call
+    const caller = new AsyncResource('CommitGroupRequest');
+    const inContext = <T>(fn: () => T): T => caller.runInAsyncScope(fn);
     return new Promise<O>((resolve, reject) => {
       const item: Waiting<I> = {
         piece: {
