@@ -174,25 +174,11 @@ async function postWithRules(c: BenchContext, ruled: Side, plain: Side): Promise
       description: 'order 7 from the shop feed 11', // rule 11 (matches)
       reference: 'INV-700', // rule 7 (startsWith)
     });
-  const half = (s: Side) =>
-    cannon({
-      url: `${c.server.base}/entries`,
-      method: 'POST',
-      headers: auth,
-      body: body(s),
-      seconds: c.settings.seconds / 2,
-      connections: 10,
-    });
+  const load = (s: Side, seconds: number) =>
+    cannon({ url: `${c.server.base}/entries`, method: 'POST', headers: auth, body: body(s), seconds, connections: 10 });
+  const half = (s: Side) => load(s, c.settings.seconds / 2);
   // both sides warmed (each workspace's first creates load its rules, scope and caches)
-  for (const s of [ruled, plain])
-    await cannon({
-      url: `${c.server.base}/entries`,
-      method: 'POST',
-      headers: auth,
-      body: body(s),
-      seconds: c.settings.warmupSeconds / 2,
-      connections: 10,
-    });
+  for (const s of [ruled, plain]) await load(s, c.settings.warmupSeconds / 2);
   // halves in the order none, rules, rules, none, so that drift (autovacuum after the inserts, a growing table, a
   // shared machine) hits both sides alike: measured one after the other, the second side took all of it
   const runs = { plain: [] as Metered[], ruled: [] as Metered[] };
