@@ -42,6 +42,27 @@ async function untilQueued(group: CommitGroup<any, any>, n: number): Promise<voi
   await expect.poll(() => group.queued, { timeout: 20_000, interval: 5 }).toBe(n);
 }
 
+/** Starts every send while createCommits' lanes are held, so that all of them wait and are written together; their answers, in order. */
+async function sentTogether<T>(sends: (() => Promise<T>)[]): Promise<T[]> {
+  const held = await holdLanes(createCommits, 4);
+  const sent = sends.map((send) => send());
+  await untilQueued(createCommits, sends.length);
+  held.release();
+  const answers = await Promise.all(sent);
+  await held.done;
+  return answers;
+}
+
+/** A POST /entries body: an EXPENSE in USD. */
+const expense = (projectId: number, entryDate: string, amountCents: number, description: string) => ({
+  projectId,
+  entryType: 'EXPENSE',
+  baseCurrency: 'USD',
+  entryDate,
+  amountCents,
+  description,
+});
+
 /** What a test piece asks of the writer: its label is probed; `refuse` is its own error; `alone` asks to be written alone. */
 type Job = { label: string; refuse?: boolean; alone?: boolean; fail?: boolean };
 
@@ -225,12 +246,9 @@ describe('POST /entries under group commit', () => {
     reqs[3].key = `group-${ws.id}-3`;
 
     const before = { ...createCommits.stats };
-    const held = await holdLanes(createCommits, 4);
-    const sent = reqs.map((r) => api.post('/entries', r.body, { token: r.who.token, headers: r.key ? { 'Idempotency-Key': r.key } : {} }));
-    await untilQueued(createCommits, reqs.length);
-    held.release();
-    const res = await Promise.all(sent);
-    await held.done;
+    const res = await sentTogether(
+      reqs.map((r) => () => api.post('/entries', r.body, { token: r.who.token, headers: r.key ? { 'Idempotency-Key': r.key } : {} })),
+    );
 
     expect(res.map((r) => r.status)).toEqual(reqs.map((r) => r.expect));
     expect(res[3].body).toMatchObject({ code: 'BAD_REQUEST', message: `Party ${foreignParty.id} is not a party of this workspace` });
@@ -289,12 +307,9 @@ describe('POST /entries under group commit', () => {
     });
     const alone = [];
     for (let n = 0; n < 3; n++) alone.push((await api.post('/entries', bodyOf(n), { token: w.token })).body);
-    const held = await holdLanes(createCommits, 4);
-    const sent = [0, 1, 2].map((n) => api.post('/entries', bodyOf(n), { token: w.token }));
-    await untilQueued(createCommits, 3);
-    held.release();
-    const grouped = (await Promise.all(sent)).map((r) => r.body);
-    await held.done;
+    const grouped = (await sentTogether([0, 1, 2].map((n) => () => api.post('/entries', bodyOf(n), { token: w.token })))).map(
+      (r) => r.body,
+    );
 
     const written = async (id: number) => {
       const detail = (await api.get(`/entries/${id}`, { token: w.token })).body;
@@ -343,20 +358,11 @@ describe('POST /entries under group commit', () => {
       conditions: [{ field: 'description', operator: 'contains', value: 'hotel' }],
       actions: [{ type: 'REQUEST_DOCUMENT', documentName: 'Receipt', documentType: 'BASIS' }],
     });
-    const body = (description: string) => ({
-      projectId: w.projectId,
-      entryType: 'EXPENSE',
-      baseCurrency: 'USD',
-      entryDate: '2026-05-01',
-      amountCents: 4200,
-      description,
-    });
-    const held = await holdLanes(createCommits, 4);
-    const sent = ['taxi ride', 'hotel night', 'lunch'].map((d) => api.post('/entries', body(d), { token: w.token }));
-    await untilQueued(createCommits, 3);
-    held.release();
-    const [taxi, hotel, lunch] = await Promise.all(sent);
-    await held.done;
+    const [taxi, hotel, lunch] = await sentTogether(
+      ['taxi ride', 'hotel night', 'lunch'].map(
+        (d) => () => api.post('/entries', expense(w.projectId, '2026-05-01', 4200, d), { token: w.token }),
+      ),
+    );
     expect([taxi.status, hotel.status, lunch.status]).toEqual([200, 200, 200]);
     const tagsOf = async (id: number) => (await api.get(`/entries/${id}`, { token: w.token })).body.tags.map((t: any) => t.id);
     expect(taxi.body.categoryId).toBe(w.categories[0]);
@@ -394,14 +400,7 @@ describe('POST /entries under group commit', () => {
       { token: w.token },
     );
     expect(key.status).toBe(200);
-    const body = (description: string) => ({
-      projectId: reachable,
-      entryType: 'EXPENSE',
-      baseCurrency: 'USD',
-      entryDate: '2026-05-02',
-      amountCents: 700,
-      description,
-    });
+    const body = (description: string) => expense(reachable, '2026-05-02', 700, description);
     const sends = [
       { token: member.token, description: 'member move', status: 403 },
       { token: key.body.apiKey as string, description: 'key move', status: 403 },
@@ -409,12 +408,7 @@ describe('POST /entries under group commit', () => {
       { token: w.token, description: 'workspace member move', status: 200 },
     ];
     const before = { ...createCommits.stats };
-    const held = await holdLanes(createCommits, 4);
-    const sent = sends.map((s) => api.post('/entries', body(`${s.description} grouped`), { token: s.token }));
-    await untilQueued(createCommits, sends.length);
-    held.release();
-    const grouped = await Promise.all(sent);
-    await held.done;
+    const grouped = await sentTogether(sends.map((s) => () => api.post('/entries', body(`${s.description} grouped`), { token: s.token })));
     expect(createCommits.stats.groups).toBeGreaterThan(before.groups);
     const alone = [];
     for (const s of sends) alone.push(await api.post('/entries', body(`${s.description} alone`), { token: s.token }));
@@ -443,25 +437,13 @@ describe('POST /entries under group commit', () => {
     const ws = await buildWorkspace({ projects: 1 });
     const person = await actor(api, { workspaceId: ws.id });
     const agent = await connectAgent(api, mcpBearer(person));
-    const body = (description: string) => ({
-      projectId: ws.projectIds[0],
-      entryType: 'EXPENSE',
-      baseCurrency: 'USD',
-      entryDate: '2026-05-03',
-      amountCents: 900,
-      description,
-    });
+    const body = (description: string) => expense(ws.projectIds[0], '2026-05-03', 900, description);
     const { confirmToken } = (await call(agent, 'createEntry', body('by the agent'))) as Preview;
-    const held = await holdLanes(createCommits, 4);
-    const sent = [
-      call(agent, 'createEntry', { ...body('by the agent'), confirm: confirmToken }),
-      api.post('/entries', body('by REST 1'), { token: person.token }).then((r) => r.body),
-      api.post('/entries', body('by REST 2'), { token: person.token }).then((r) => r.body),
-    ];
-    await untilQueued(createCommits, 3);
-    held.release();
-    const created = await Promise.all(sent);
-    await held.done;
+    const created = await sentTogether([
+      () => call(agent, 'createEntry', { ...body('by the agent'), confirm: confirmToken }),
+      () => api.post('/entries', body('by REST 1'), { token: person.token }).then((r) => r.body),
+      () => api.post('/entries', body('by REST 2'), { token: person.token }).then((r) => r.body),
+    ]);
     expect(created.map((e) => e.description)).toEqual(['by the agent', 'by REST 1', 'by REST 2']);
     const xmins = await db().query('SELECT DISTINCT xmin::text FROM entries WHERE workspace_id = :ws', {
       replacements: { ws: ws.id },
@@ -498,25 +480,12 @@ describe('POST /entries under group commit', () => {
         RETURN NEW;
       END $$`);
     await db().query('CREATE TRIGGER group_connection_lost BEFORE INSERT ON entries FOR EACH ROW EXECUTE FUNCTION group_connection_lost()');
-    const body = (description: string) => ({
-      projectId: ws.projectIds[0],
-      entryType: 'EXPENSE',
-      baseCurrency: 'USD',
-      entryDate: '2026-05-04',
-      amountCents: 1_100,
-      description,
-    });
     const send = (description: string) =>
-      api.post('/entries', body(description), { token: who.token, headers: { 'Idempotency-Key': `${ws.id}-${description}` } });
-    const grouped = async (descriptions: string[]) => {
-      const held = await holdLanes(createCommits, 4);
-      const sent = descriptions.map(send);
-      await untilQueued(createCommits, descriptions.length);
-      held.release();
-      const answers = await Promise.all(sent);
-      await held.done;
-      return answers;
-    };
+      api.post('/entries', expense(ws.projectIds[0], '2026-05-04', 1_100, description), {
+        token: who.token,
+        headers: { 'Idempotency-Key': `${ws.id}-${description}` },
+      });
+    const grouped = (descriptions: string[]) => sentTogether(descriptions.map((d) => () => send(d)));
     const written = async () =>
       (
         await db().query<{ description: string }>('SELECT description FROM entries WHERE workspace_id = :ws ORDER BY description', {
