@@ -58,15 +58,26 @@ type EventRow = {
   hash: string;
 };
 
-/** JSON with object keys sorted at every level, so the same event always hashes the same. */
+/**
+ * JSON with object keys sorted at every level, so the same event always hashes the same. Every event of every
+ * write passes through it: one string built in place, no intermediate arrays (the hashes of stored chains depend
+ * on its exact output; tests/entries/canonical-json.test.ts holds it).
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i > 0 ? ',' : '') + canonicalJson(value[i]);
+    return out + ']';
+  }
   if (value && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
-    const keys = Object.keys(obj)
-      .filter((k) => obj[k] !== undefined)
-      .sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`).join(',')}}`;
+    let out = '{';
+    for (const key of Object.keys(obj).sort()) {
+      const field = obj[key];
+      if (field === undefined) continue;
+      out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + canonicalJson(field);
+    }
+    return out + '}';
   }
   return JSON.stringify(value ?? null);
 }
