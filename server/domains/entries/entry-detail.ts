@@ -5,6 +5,7 @@ import type { DocumentObject } from '../../../shared/contracts/documents.js';
 import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 import { preparedRows } from '../../db/prepared.js';
+import { ReadBatch } from '../../db/read-batch.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type DocumentJson = Omit<DocumentObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
@@ -25,8 +26,9 @@ const partyJson = (column: string) => `(SELECT json_build_object(
   FROM parties p WHERE p.id = e.${column})`;
 
 /**
- * The entry with its items, payments, tags, documents and parties: one statement, one round
- * trip (the detail is the most requested read of the API), prepared once per connection.
+ * The entries with their items, payments, tags, documents and parties: one statement, one round
+ * trip (the detail is the most requested read of the API), prepared once per connection, for every detail
+ * asked for together (entryDetailReads below).
  * The documents and parties are presented by the statement itself, as CONTRACT §6 and §4 show them (the storage key
  * never leaves it), so the ledger core imports neither domain (a read of their tables, not of their code).
  * Whether the actor may see the entry is decided on the row it returns (workspace and
@@ -58,7 +60,7 @@ SELECT
     FROM entry_documents d WHERE d.entry_id = e.id), '[]') AS detail_documents,
   ${partyJson('from_party_id')} AS detail_from_party,
   ${partyJson('to_party_id')} AS detail_to_party
-FROM entries e WHERE e.id = $1`;
+FROM entries e WHERE e.id = ANY ($1::bigint[])`;
 
 const iso = (text: string) => new Date(text).toISOString();
 
@@ -66,9 +68,23 @@ function presentPartyJson(p: PartyJson | null): PartyObject | null {
   return p && { ...p, country: p.country?.trim() ?? null, createdAt: iso(p.createdAt), updatedAt: iso(p.updatedAt) };
 }
 
+/**
+ * The details asked for in one turn of the event loop (or while two reads are in flight) are read by one
+ * statement (server/db/read-batch.ts): under load that is one round trip, one wake-up of PostgreSQL and one
+ * plan execution for several requests instead of one each.
+ */
+export const entryDetailReads = new ReadBatch<number, DetailRow>({
+  lanes: 2,
+  maxKeys: 32,
+  load: async (ids) => {
+    const rows = await preparedRows<DetailRow>('entry-detail-v3', DETAIL_SQL, [ids]);
+    return new Map(rows.map((row) => [Number(row.id), row]));
+  },
+});
+
 /** The entry detail of CONTRACT §5 for an actor who may see the entry, or 404. */
 export async function loadEntryDetail(actor: Actor, id: number): Promise<EntryDetail> {
-  const [row] = await preparedRows<DetailRow>('entry-detail-v2', DETAIL_SQL, [id]);
+  const row = await entryDetailReads.get(id);
   if (!row) throw notFound('Entry');
   scope.projectObject(actor, { workspaceId: row.workspace_id, projectId: row.project_id }, 'Entry');
   return {
