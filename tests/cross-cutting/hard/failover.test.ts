@@ -281,33 +281,49 @@ afterAll(() => {
   for (const [name, value] of Object.entries(figures)) console.log(`[failover] ${name}: ${JSON.stringify(value)}`);
 });
 
-/** Polls an instance directly until it answers /readyz 200 and takes a write (an entry create); resolves the time it did. */
+/**
+ * Polls an instance directly until it answers /readyz 200 and takes a write (an entry create); resolves the time it did.
+ * When it never does, the error says what /readyz and the probe last answered, and ends with the instance's log and
+ * the cluster's view (the one flake seen, an instance never ready for 60 s, left nothing else to go on).
+ */
 async function servesWrites(instance: Instance, round: number): Promise<number> {
-  return waitFor(
-    `${instance.name} to serve writes again`,
-    async () => {
-      const ready = await fetch(new URL('/readyz', instance.process.baseUrl), { signal: AbortSignal.timeout(5_000) }).catch(
-        () => undefined,
-      );
-      if (ready?.status !== 200) return undefined;
-      const op = newOp('create', '/entries', {}, round);
-      op.body = entryBody(op.key, rng.int(100, 90_000), 'INCOME');
-      op.sentAt = Date.now();
-      const res = await post(instance.process.baseUrl, op.path, op.body, op.key);
-      op.attempts.push({
-        status: res.status,
-        by: instance.name,
-        retryAfter: res.headers?.get('retry-after') ?? null,
-        code: res.body?.code,
-        ms: 0,
-      });
-      tally.add(`probe ${res.status}`);
-      op.final = { status: res.status, body: res.body, at: Date.now() };
-      return ok(res.status) ? Date.now() : undefined;
-    },
-    SERVE_AGAIN_MS + 30_000,
-    250,
-  );
+  let lastReady = 'no answer yet';
+  let lastProbe = 'not sent';
+  const probe = async () => {
+    const ready = await fetch(new URL('/readyz', instance.process.baseUrl), { signal: AbortSignal.timeout(5_000) }).catch((err: unknown) =>
+      String(err),
+    );
+    lastReady = typeof ready === 'string' ? ready : `${ready.status} ${await ready.text().catch(() => '')}`;
+    if (typeof ready === 'string' || ready.status !== 200) return undefined;
+    const op = newOp('create', '/entries', {}, round);
+    op.body = entryBody(op.key, rng.int(100, 90_000), 'INCOME');
+    op.sentAt = Date.now();
+    const res = await post(instance.process.baseUrl, op.path, op.body, op.key);
+    op.attempts.push({
+      status: res.status,
+      by: instance.name,
+      retryAfter: res.headers?.get('retry-after') ?? null,
+      code: res.body?.code,
+      ms: 0,
+    });
+    tally.add(`probe ${res.status}`);
+    lastProbe = `${res.status} ${JSON.stringify(res.body)}`;
+    op.final = { status: res.status, body: res.body, at: Date.now() };
+    return ok(res.status) ? Date.now() : undefined;
+  };
+  try {
+    return await waitFor(`${instance.name} to serve writes again`, probe, SERVE_AGAIN_MS + 30_000, 250);
+  } catch (err) {
+    const view = await cluster.leader().then(
+      (l) => `leader ${l?.name ?? 'none'}`,
+      (e: unknown) => String(e),
+    );
+    throw new Error(
+      `${String(err)}; last /readyz: ${lastReady}; last create: ${lastProbe}; cluster: ${view}\n` +
+        `--- ${instance.name} log (tail) ---\n${instance.process.output().slice(-4_000)}\n` +
+        `--- Patroni (tail) ---\n${cluster.output().slice(-4_000)}`,
+    );
+  }
 }
 
 describe('failover of the primary under write load (Patroni, synchronous replication)', () => {
