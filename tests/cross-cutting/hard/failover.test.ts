@@ -322,6 +322,7 @@ async function servesWrites(instance: Instance, round: number): Promise<number> 
       `${String(err)}; last /readyz: ${lastReady}; last create: ${lastProbe}; cluster: ${view}\n` +
         `--- ${instance.name} log (tail) ---\n${instance.process.output().slice(-4_000)}\n` +
         `--- Patroni (tail) ---\n${cluster.output().slice(-4_000)}`,
+      { cause: err },
     );
   }
 }
