@@ -28,6 +28,13 @@ export class ReadBatch<K, V> {
 
   constructor(private readonly options: ReadBatchOptions<K, V>) {}
 
+  /** how many reads wait for a lane (as CommitGroup's `queued`) */
+  get queued(): number {
+    let n = 0;
+    for (const waiters of this.waiting.values()) n += waiters.length;
+    return n;
+  }
+
   /** Holds one lane busy until `gate` settles (tests use it to make reads wait without depending on timing). */
   hold(gate: Promise<unknown>): Promise<unknown> {
     this.inFlight++;
