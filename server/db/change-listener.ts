@@ -44,6 +44,8 @@ export class ChangeListener {
   private pid: number | undefined;
   private ackRounds = new Map<string, AckRound>();
   private nextAck: Promise<void> | undefined;
+  /** the end of the last query sent on the LISTEN connection: the next one waits for it */
+  private lastQuery: Promise<unknown> = Promise.resolve();
 
   /** True while changes are being received; starts listening on first use. */
   isListening(): boolean {
@@ -71,7 +73,7 @@ export class ChangeListener {
     this.nextBarrier = { promise, token };
     setImmediate(() => {
       if (this.nextBarrier?.token === token) this.nextBarrier = undefined;
-      client.query(`SELECT pg_notify('${CHANNELS[0]}', '${token}')`).catch(() => this.dropClient());
+      this.inTurn(client, `SELECT pg_notify('${CHANNELS[0]}', '${token}')`).catch(() => this.dropClient());
     });
     return promise;
   }
@@ -116,7 +118,8 @@ export class ChangeListener {
     const state: AckRound = { acked: new Set(), wake: () => undefined, lost: false };
     this.ackRounds.set(token, state);
     try {
-      const { rows } = await client.query<{ pids: number[] }>(
+      const { rows } = await this.inTurn<{ pids: number[] }>(
+        client,
         `SELECT ARRAY(SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND application_name = $1) AS pids,
                 pg_notify($2, $3)`,
         [LISTENER_APPLICATION_NAME, CHANNELS[0], `${ACK_REQUEST}${replyChannel}:${token}`],
@@ -135,7 +138,8 @@ export class ChangeListener {
         clearTimeout(timer);
         if (!woken && !state.lost) {
           // still waiting: forget listeners whose connection is gone since the request
-          const alive = await client.query<{ pid: number }>(
+          const alive = await this.inTurn<{ pid: number }>(
+            client,
             'SELECT pid FROM pg_stat_activity WHERE pid = ANY($1::int[]) AND application_name = $2',
             [waitingFor, LISTENER_APPLICATION_NAME],
           );
@@ -158,7 +162,18 @@ export class ChangeListener {
     if (!client || at < 0) return;
     const replyTo = request.slice(ACK_REQUEST.length, at);
     const token = request.slice(at + 1);
-    client.query('SELECT pg_notify($1, $2)', [replyTo, `${token}:${this.pid}`]).catch(() => this.dropClient());
+    this.inTurn(client, 'SELECT pg_notify($1, $2)', [replyTo, `${token}:${this.pid}`]).catch(() => this.dropClient());
+  }
+
+  /**
+   * A query on the LISTEN connection once every query sent on it before has ended: barriers,
+   * acknowledgement rounds and answers to them are sent from independent callbacks, and pg 8
+   * only queues a query sent while another runs (with a deprecation warning; pg 9 refuses it).
+   */
+  private inTurn<R extends pg.QueryResultRow>(client: pg.Client, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    const result = this.lastQuery.then(() => client.query<R>(text, values));
+    this.lastQuery = result.catch(() => undefined);
+    return result;
   }
 
   private received(reply: string): void {
@@ -191,13 +206,13 @@ export class ChangeListener {
     });
     await client.connect();
     // the barrier notifications this connection sends need no durable commit
-    await client.query('SET synchronous_commit = off');
-    const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    await this.inTurn(client, 'SET synchronous_commit = off');
+    const { rows } = await this.inTurn<{ pid: number }>(client, 'SELECT pg_backend_pid() AS pid');
     const pid = rows[0].pid;
     const replyChannel = `fes_ack_${pid}`;
-    for (const channel of [...CHANNELS, replyChannel]) await client.query(`LISTEN ${channel}`);
+    for (const channel of [...CHANNELS, replyChannel]) await this.inTurn(client, `LISTEN ${channel}`);
     // only now does this connection count as a listener writers wait for (acknowledgedEverywhere)
-    await client.query(`SET application_name = '${LISTENER_APPLICATION_NAME}'`);
+    await this.inTurn(client, `SET application_name = '${LISTENER_APPLICATION_NAME}'`);
     this.replyChannel = replyChannel;
     this.pid = pid;
     // whatever was kept before (while not listening nothing is) is forgotten on every (re)connection
@@ -232,6 +247,7 @@ export class ChangeListener {
     }
     const client = this.client;
     this.client = undefined;
+    this.lastQuery = Promise.resolve(); // a new connection does not wait for the old one's queries
     this.replyChannel = undefined;
     this.pid = undefined;
     return client ? client.end().catch(() => undefined) : Promise.resolve();
