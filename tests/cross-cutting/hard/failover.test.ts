@@ -22,7 +22,8 @@ import { ADMIN } from './support/server-process.js';
  * Then, on the last primary: every write answered 2xx is there exactly once, no key wrote twice,
  * refunds never exceed their original, every match is whole, no answer was a 500 (or no answer
  * at all within the client timeout), and each instance served writes again within 30 s of the
- * promotion, without a restart.
+ * promotion, without a restart. Reads sent to each instance between the kill and the promotion answer
+ * 503 with Retry-After.
  */
 const ROUNDS = Number(process.env.FAILOVER_ROUNDS ?? 3);
 const WORKERS = 6;
@@ -163,6 +164,36 @@ function driveLoad(round: number) {
   return {
     stop: async () => {
       stopped = true;
+      await done;
+    },
+  };
+}
+
+/** GET /entries/{id} of an original on each instance directly, from the kill until the instance reads again (CONTRACT §22: 503 with Retry-After meanwhile) */
+const reads: (Attempt & { round: number })[] = [];
+function probeReads(round: number) {
+  let stopAt: number | undefined;
+  const loop = async (instance: Instance) => {
+    // after stop(), until it reads again (a round that failed already stops it after SERVE_AGAIN_MS)
+    for (let servedAgain = false; !(stopAt && (servedAgain || Date.now() > stopAt + SERVE_AGAIN_MS)); await sleep(50)) {
+      const started = Date.now();
+      const res = await fetch(new URL(`/entries/${w.originals[0]}`, instance.process.baseUrl), {
+        headers: { Authorization: `Bearer ${w.token}` },
+        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      }).catch((err: unknown) => ((err as Error).name === 'TimeoutError' ? -1 : 0));
+      const status = typeof res === 'number' ? res : res.status;
+      const body = typeof res === 'number' ? undefined : ((await res.json().catch(() => undefined)) as { code?: string } | undefined);
+      const retryAfter = typeof res === 'number' ? null : res.headers.get('retry-after');
+      reads.push({ round, status, by: instance.name, retryAfter, code: body?.code, ms: Date.now() - started });
+      tally.add(`read ${status}`);
+      servedAgain = status === 200;
+    }
+  };
+  const done = Promise.all(instances.map(loop));
+  return {
+    /** resolves once every instance has read again after the call */
+    stop: async () => {
+      stopAt = Date.now();
       await done;
     },
   };
@@ -340,10 +371,12 @@ describe('failover of the primary under write load (Patroni, synchronous replica
       let promotedAt = 0;
       let newLeader: PatroniNode | undefined;
       const servedAt: Record<string, number> = {};
+      let readProbe: ReturnType<typeof probeReads> | undefined;
       try {
         await waitFor('writes acknowledged before the kill', () => (acked(round) >= ACKS_BEFORE ? true : undefined), 60_000, 50);
         await cluster.killPostmaster(before);
         killedAt = Date.now();
+        readProbe = probeReads(round);
         step(`round ${round}: killed ${before.name}'s postmaster after ${acked(round)} acknowledged writes`);
         newLeader = await waitFor(
           'Patroni to promote the standby',
@@ -366,7 +399,7 @@ describe('failover of the primary under write load (Patroni, synchronous replica
         );
         step(`round ${round}: both instances serve writes again; ${acked(round, promotedAt)} acknowledged since`);
       } finally {
-        await load.stop();
+        await Promise.all([load.stop(), readProbe?.stop()]);
       }
       const mine = ops.filter((o) => o.round === round);
       const servedAgainMs = Object.fromEntries(Object.entries(servedAt).map(([n, t]) => [n, t - promotedAt]));
@@ -382,8 +415,16 @@ describe('failover of the primary under write load (Patroni, synchronous replica
         acknowledged: mine.filter((o) => ok(o.final?.status)).length,
         attempts: statuses,
         roundMs: Date.now() - roundStart,
+        reads: Object.fromEntries(
+          ['200', '503'].map((status) => [status, reads.filter((r) => r.round === round && String(r.status) === status).length]),
+        ),
       });
       figures.rounds = rounds;
+      // a read while there is no primary: 503 with Retry-After, never a 500 or a hang; once it has one again, the entry
+      const readsOfRound = reads.filter((r) => r.round === round);
+      expect(
+        readsOfRound.filter((r) => r.status !== 200 && !(r.status === 503 && r.retryAfter && r.code === 'SERVICE_UNAVAILABLE')),
+      ).toEqual([]);
       for (const [name, ms] of Object.entries(servedAgainMs))
         expect(ms, `${name} served writes again after the promotion`).toBeLessThanOrEqual(SERVE_AGAIN_MS);
       expect(newLeader!.name).not.toBe(before.name);
@@ -544,6 +585,8 @@ describe('failover of the primary under write load (Patroni, synchronous replica
     expect(fiveHundreds.map((o) => `${o.kind} ${o.key}: ${JSON.stringify(o.attempts)}`)).toEqual([]);
     expect(hangs.map((o) => o.key)).toEqual([]);
     expect(instance503.filter((a) => !a.retryAfter || a.code !== 'SERVICE_UNAVAILABLE')).toEqual([]);
+    // the reads sent between a kill and the promotion met no primary (each round's reads were checked in the round)
+    expect(reads.filter((r) => r.status === 503).length, 'reads answered 503 while there was no primary').toBeGreaterThan(0);
     // every op ended in a 2xx, a refused refund (its cap: 409), or 409 "response was lost"
     const odd = ops.filter(
       (o) =>
