@@ -2,6 +2,7 @@ import { AsyncResource } from 'node:async_hooks';
 import { recordCommitGroup } from '../lib/metrics.js';
 import { runtime } from '../runtime.js';
 import { db, inPreview, runFirstTransactionHook, type Transaction } from './database.js';
+import { Lanes } from './lanes.js';
 
 /** One request's part of a shared transaction, as the group writer sees it. */
 export type GroupPiece<I> = {
@@ -55,12 +56,17 @@ type Waiting<I> = {
  */
 export class CommitGroup<I, O> {
   private readonly waiting: Waiting<I>[] = [];
-  private inFlight = 0;
-  private pumpSoon: NodeJS.Immediate | undefined;
+  private readonly lanes: Lanes;
   /** shared transactions committed, the largest, and groups sent again one by one (tests and the bench read these) */
   readonly stats = { groups: 0, largest: 0, fallbacks: 0 };
 
-  constructor(private readonly options: CommitGroupOptions<I, O>) {}
+  constructor(private readonly options: CommitGroupOptions<I, O>) {
+    this.lanes = new Lanes(options.lanes, () => {
+      if (this.waiting.length === 0) return undefined;
+      const items = this.waiting.splice(0, this.options.maxItems);
+      return () => this.runGroup(items);
+    });
+  }
 
   /** how many requests wait for a lane */
   get queued(): number {
@@ -69,16 +75,12 @@ export class CommitGroup<I, O> {
 
   /** how many lanes have a transaction in flight */
   get busyLanes(): number {
-    return this.inFlight;
+    return this.lanes.busy;
   }
 
   /** Holds one lane busy until `gate` settles (tests use it to make requests wait without depending on timing). */
   hold(gate: Promise<unknown>): Promise<unknown> {
-    this.inFlight++;
-    return gate.finally(() => {
-      this.inFlight--;
-      this.pump();
-    });
+    return this.lanes.hold(gate);
   }
 
   run(input: I): Promise<O> {
@@ -102,23 +104,8 @@ export class CommitGroup<I, O> {
         reject,
       };
       this.waiting.push(item);
-      // after the I/O of this turn of the event loop: requests that arrived together are written together
-      this.pumpSoon ??= setImmediate(() => {
-        this.pumpSoon = undefined;
-        this.pump();
-      });
+      this.lanes.schedule();
     });
-  }
-
-  private pump(): void {
-    while (this.inFlight < this.options.lanes && this.waiting.length > 0) {
-      const items = this.waiting.splice(0, this.options.maxItems);
-      this.inFlight++;
-      void this.runGroup(items).finally(() => {
-        this.inFlight--;
-        this.pump();
-      });
-    }
   }
 
   private async runGroup(items: Waiting<I>[]): Promise<void> {

@@ -1,3 +1,5 @@
+import { Lanes } from './lanes.js';
+
 /**
  * Reads by key that arrive together go to the database together (issue 35): the keys asked for in one turn of
  * the event loop, or while `lanes` batches are already in flight, are read with ONE statement instead of one
@@ -21,12 +23,13 @@ type Waiter<V> = { resolve: (value: V | undefined) => void; reject: (reason: unk
 
 export class ReadBatch<K, V> {
   private waiting = new Map<K, Waiter<V>[]>();
-  private inFlight = 0;
-  private flushSoon: NodeJS.Immediate | undefined;
+  private readonly lanes: Lanes;
   /** statements sent and the keys they read (tests read these) */
   readonly stats = { statements: 0, keys: 0 };
 
-  constructor(private readonly options: ReadBatchOptions<K, V>) {}
+  constructor(private readonly options: ReadBatchOptions<K, V>) {
+    this.lanes = new Lanes(options.lanes, () => this.nextBatch());
+  }
 
   /** how many reads wait for a lane (as CommitGroup's `queued`) */
   get queued(): number {
@@ -37,11 +40,7 @@ export class ReadBatch<K, V> {
 
   /** Holds one lane busy until `gate` settles (tests use it to make reads wait without depending on timing). */
   hold(gate: Promise<unknown>): Promise<unknown> {
-    this.inFlight++;
-    return gate.finally(() => {
-      this.inFlight--;
-      this.flush();
-    });
+    return this.lanes.hold(gate);
   }
 
   get(key: K): Promise<V | undefined> {
@@ -49,28 +48,20 @@ export class ReadBatch<K, V> {
       const waiters = this.waiting.get(key);
       if (waiters) waiters.push({ resolve, reject });
       else this.waiting.set(key, [{ resolve, reject }]);
-      // after the I/O of this turn of the event loop: keys asked for together are read together
-      this.flushSoon ??= setImmediate(() => {
-        this.flushSoon = undefined;
-        this.flush();
-      });
+      this.lanes.schedule();
     });
   }
 
-  private flush(): void {
-    while (this.inFlight < this.options.lanes && this.waiting.size > 0) {
-      const batch = new Map<K, Waiter<V>[]>();
-      for (const [key, waiters] of this.waiting) {
-        if (batch.size === this.options.maxKeys) break;
-        batch.set(key, waiters);
-      }
-      for (const key of batch.keys()) this.waiting.delete(key);
-      this.inFlight++;
-      void this.read(batch).finally(() => {
-        this.inFlight--;
-        this.flush();
-      });
+  /** the keys that wait (up to maxKeys) as one statement */
+  private nextBatch(): (() => Promise<void>) | undefined {
+    if (this.waiting.size === 0) return undefined;
+    const batch = new Map<K, Waiter<V>[]>();
+    for (const [key, waiters] of this.waiting) {
+      if (batch.size === this.options.maxKeys) break;
+      batch.set(key, waiters);
     }
+    for (const key of batch.keys()) this.waiting.delete(key);
+    return () => this.read(batch);
   }
 
   private async read(batch: Map<K, Waiter<V>[]>): Promise<void> {
