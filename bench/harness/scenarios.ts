@@ -105,10 +105,10 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       description: 'order 7 from the shop feed 11', // rule 11 (matches)
       reference: 'INV-700', // rule 7 (startsWith)
     });
-    const post = (seconds: number) =>
-      cannon({ url: `${c.server.base}/entries`, method: 'POST', headers: auth, body, seconds, connections: CONNECTIONS });
-    const constant = (seconds: number) =>
-      cannon({ url: `${c.server.base}/bench/ping`, method: 'POST', headers: auth, body, seconds, connections: CONNECTIONS });
+    const postTo = (path: string) => (seconds: number) =>
+      cannon({ url: `${c.server.base}${path}`, method: 'POST', headers: auth, body, seconds, connections: CONNECTIONS });
+    const post = postTo('/entries');
+    const constant = postTo('/bench/ping');
     await post(Math.max(2, c.settings.warmupSeconds)); // the first scenario of a --only run meets a cold server
     const peak = c.server.watchRss();
     const groupsBefore = await createGroups(c);
