@@ -2,6 +2,7 @@ import { Router, type Request, type Response } from 'express';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { authorizeRequest } from '../domains/auth/index.js';
 import { AppError } from '../lib/errors.js';
 import type { Actor } from '../lib/scope.js';
@@ -18,11 +19,18 @@ const INSTRUCTIONS =
   'Write tools answer a preview first (run and rolled back, nothing written) with a confirmToken; call the same tool ' +
   'with the same arguments and confirm: <confirmToken> to write, once.';
 
+/**
+ * One for every request's server: left to itself the SDK builds an Ajv instance (its meta-schemas compiled) in each
+ * Server's constructor, 0.35-0.5 ms of CPU per request on the bench machine (a confirmed create is two requests).
+ * It validates only the answers to elicitation requests, which this server never sends.
+ */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
 /** One MCP server per request: stateless (no session to share between instances), bound to the request's caller. */
 function serverFor(scope: CallScope): Server {
   const server = new Server(
     { name: 'finance-entries-service', version: '1.0.0' },
-    { capabilities: { tools: {} }, instructions: INSTRUCTIONS },
+    { capabilities: { tools: {} }, instructions: INSTRUCTIONS, jsonSchemaValidator },
   );
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: toolsFor(scope.actor).map(({ name, description, inputSchema, annotations }) => ({
