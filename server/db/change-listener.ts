@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
+import { oneAtATime } from '../lib/one-at-a-time.js';
 import { runtime } from '../runtime.js';
 import { onDatabaseClose, pgClientConfig, PrimaryClient } from './database.js';
 
@@ -44,8 +45,8 @@ export class ChangeListener {
   private pid: number | undefined;
   private ackRounds = new Map<string, AckRound>();
   private nextAck: Promise<void> | undefined;
-  /** the end of the last query sent on the LISTEN connection: the next one waits for it */
-  private lastQuery: Promise<unknown> = Promise.resolve();
+  /** the queries of the LISTEN connection, one after another (see inTurn) */
+  private queries = oneAtATime();
 
   /** True while changes are being received; starts listening on first use. */
   isListening(): boolean {
@@ -171,9 +172,7 @@ export class ChangeListener {
    * only queues a query sent while another runs (with a deprecation warning; pg 9 refuses it).
    */
   private inTurn<R extends pg.QueryResultRow>(client: pg.Client, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
-    const result = this.lastQuery.then(() => client.query<R>(text, values));
-    this.lastQuery = result.catch(() => undefined);
-    return result;
+    return this.queries(() => client.query<R>(text, values));
   }
 
   private received(reply: string): void {
@@ -247,7 +246,7 @@ export class ChangeListener {
     }
     const client = this.client;
     this.client = undefined;
-    this.lastQuery = Promise.resolve(); // a new connection does not wait for the old one's queries
+    this.queries = oneAtATime(); // a new connection does not wait for the old one's queries
     this.replyChannel = undefined;
     this.pid = undefined;
     return client ? client.end().catch(() => undefined) : Promise.resolve();

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { oneAtATime } from '../../server/lib/one-at-a-time.js';
 
 const run = promisify(execFile);
 
@@ -16,7 +17,7 @@ export function onPath(binary: string): string | undefined {
 }
 
 /** The installs of this process, one after another (apt-get takes dpkg's lock and fails at once when it is held). */
-let installs: Promise<unknown> = Promise.resolve();
+const installs = oneAtATime();
 
 /** How long an apt-get call waits for a lock another process holds (a suite in another worker installing too). */
 const LOCK_WAIT_MS = 600_000;
@@ -32,9 +33,7 @@ const heldLock = (err: unknown) => /Could not get lock|Unable to acquire the dpk
  */
 export function ensureDebianPackages(packages: string[], present: () => boolean, missing = packages.join(' ')): Promise<void> {
   if (present()) return Promise.resolve();
-  const turn = installs.then(() => installWhenMissing(packages, present, missing));
-  installs = turn.catch(() => undefined);
-  return turn;
+  return installs(() => installWhenMissing(packages, present, missing));
 }
 
 async function installWhenMissing(packages: string[], present: () => boolean, missing: string): Promise<void> {
