@@ -73,13 +73,26 @@ const step = (what: string) => process.stdout.write(`[failover +${((Date.now() -
 const ok = (s: number | undefined) => s === 200 || s === 201;
 const RETRYABLE = new Set([0, 502, 503, 504]);
 
-/** One POST through `base`: status 0 for a network error, -1 for no answer within REQUEST_TIMEOUT_MS. */
-async function post(base: string, path: string, body: unknown, key: string): Promise<{ status: number; body: any; headers?: Headers }> {
+type Answer = { status: number; body: any; headers?: Headers };
+
+/** One POST through `base`, with its Idempotency-Key. */
+const post = (base: string, path: string, body: unknown, key: string): Promise<Answer> =>
+  call(base, path, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'Idempotency-Key': key },
+    body: JSON.stringify(body),
+  });
+
+/** One request of the load's user through `base`: status 0 for a network error, -1 for no answer within REQUEST_TIMEOUT_MS. */
+async function call(
+  base: string,
+  path: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<Answer> {
   try {
     const res = await fetch(new URL(path, base), {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${w.token}`, 'Content-Type': 'application/json', 'Idempotency-Key': key },
-      body: JSON.stringify(body),
+      ...init,
+      headers: { Authorization: `Bearer ${w.token}`, ...init.headers },
       signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
     const text = await res.text();
@@ -174,19 +187,16 @@ const reads: (Attempt & { round: number })[] = [];
 function probeReads(round: number) {
   let stopAt: number | undefined;
   const loop = async (instance: Instance) => {
+    let servedAgain = false;
     // after stop(), until it reads again (a round that failed already stops it after SERVE_AGAIN_MS)
-    for (let servedAgain = false; !(stopAt && (servedAgain || Date.now() > stopAt + SERVE_AGAIN_MS)); await sleep(50)) {
+    while (!stopAt || (!servedAgain && Date.now() <= stopAt + SERVE_AGAIN_MS)) {
       const started = Date.now();
-      const res = await fetch(new URL(`/entries/${w.originals[0]}`, instance.process.baseUrl), {
-        headers: { Authorization: `Bearer ${w.token}` },
-        signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
-      }).catch((err: unknown) => ((err as Error).name === 'TimeoutError' ? -1 : 0));
-      const status = typeof res === 'number' ? res : res.status;
-      const body = typeof res === 'number' ? undefined : ((await res.json().catch(() => undefined)) as { code?: string } | undefined);
-      const retryAfter = typeof res === 'number' ? null : res.headers.get('retry-after');
-      reads.push({ round, status, by: instance.name, retryAfter, code: body?.code, ms: Date.now() - started });
-      tally.add(`read ${status}`);
-      servedAgain = status === 200;
+      const res = await call(instance.process.baseUrl, `/entries/${w.originals[0]}`);
+      const retryAfter = res.headers?.get('retry-after') ?? null;
+      reads.push({ round, status: res.status, by: instance.name, retryAfter, code: res.body?.code, ms: Date.now() - started });
+      tally.add(`read ${res.status}`);
+      servedAgain = res.status === 200;
+      await sleep(50);
     }
   };
   const done = Promise.all(instances.map(loop));
