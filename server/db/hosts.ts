@@ -116,6 +116,8 @@ async function locate(hosts: HostPort[], params: Params, readWrite: boolean): Pr
 
 type ConnectCallback = Parameters<pg.Client['connect']>[0];
 
+const ignoreLoss = () => undefined;
+
 /**
  * A pg.Client that, given several `hosts` (and `readWrite`), connects to the one that takes writes,
  * as libpq's `target_session_attrs=read-write` does: the host that fitted last is tried first; a
@@ -134,6 +136,11 @@ export class PrimaryClient extends pg.Client {
     super(config);
     this.hosts = config.hosts && config.hosts.length > 0 ? config.hosts : undefined;
     this.readWrite = config.readWrite ?? false;
+    // A connection lost while no query runs on it (idle, or between two queries of a transaction: a primary
+    // killed in a failover) is an 'error' event, which would end the process where no listener is attached
+    // (CONTRACT §22: instances serve again without a restart). Its owner learns of the loss from its next
+    // query, or from a listener of its own (pools, Sequelize, the change listener), which still gets it.
+    this.on('error', ignoreLoss);
   }
 
   override connect(): Promise<pg.Client>;

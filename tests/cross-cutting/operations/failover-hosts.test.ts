@@ -73,6 +73,19 @@ describe('DATABASE_URL with several hosts', () => {
     expect(knownError(err)?.headers).toEqual({ 'Retry-After': expect.stringMatching(/^[1-9]\d*$/) });
   });
 
+  it('a PrimaryClient whose backend goes away while no query runs does not end the process; its next query fails', async () => {
+    // what a primary killed in a failover does to a connection idle in its pool or between two statements:
+    // the backend's FATAL 57P01 arrives with no query to hand it to, as an 'error' event of the client
+    const client = new PrimaryClient({ connectionString: realUrl() });
+    await client.connect();
+    const ended = new Promise((resolve) => client.once('end', resolve));
+    const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    const killed = await db().query('SELECT pg_terminate_backend($1) AS ok', { bind: [pid], plain: true });
+    expect(killed).toEqual({ ok: true });
+    await ended; // with no listener of its own, the 'error' before it would have been an uncaught exception
+    await expect(client.query('SELECT 1')).rejects.toThrow(/not queryable|terminated|ended/i);
+  });
+
   it('classifies lost connections and read-only standbys as unavailable, and nothing else', () => {
     const wrapped = (parent: object, name = 'SequelizeDatabaseError') => Object.assign(new Error('x'), { name, parent, original: parent });
     expect(isDatabaseUnavailable(wrapped(new Error('Connection terminated unexpectedly')))).toBe(true);
