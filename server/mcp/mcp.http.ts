@@ -4,7 +4,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { authorizeRequest } from '../domains/auth/index.js';
-import { AppError } from '../lib/errors.js';
+import { AppError, unauthorized } from '../lib/errors.js';
 import type { Actor } from '../lib/scope.js';
 import { sendError } from '../http/errors.js';
 import { runtime } from '../runtime.js';
@@ -53,6 +53,8 @@ async function handlePost(req: Request, res: Response): Promise<void> {
   try {
     // the same bearer → actor resolution every route uses; a failure is a 401 before any MCP message
     actor = await authorizeRequest(req);
+    // CONTRACT §20: agents act through §19 keys (scoped and revocable), never with a person's session token
+    if (actor.kind !== 'API_KEY') throw unauthorized('The MCP server takes an API key (CONTRACT §19), not a session token');
   } catch (err) {
     sendError(res, err);
     return;

@@ -27,7 +27,8 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   listWorkspaces: 'The workspaces the caller is a member of.',
   createWorkspace: 'Creates a workspace reporting in `baseCurrency`; the creator becomes its member.',
   getWorkspace: 'One workspace the caller is a member of.',
-  updateWorkspace: 'Renames a workspace or changes its base currency.',
+  updateWorkspace:
+    'Renames a workspace or changes its base currency. The base currency changes only while the workspace has no entry, no FX rate and no bank account (409 after: stored base amounts and closed periods are stated in it).',
   listWorkspaceMembers: 'The users who are members of the workspace (members reach every project of it).',
   addWorkspaceMember: 'Makes a user a member of the workspace.',
   removeWorkspaceMember: 'Removes a user’s membership of the workspace.',

@@ -1,7 +1,7 @@
 import { TRPCError } from '@trpc/server';
 import type { Permission } from '../../shared/permissions.js';
 import { AppError, knownError } from '../lib/errors.js';
-import { requirePermission } from '../lib/scope.js';
+import { requirePermission, type Actor } from '../lib/scope.js';
 import { runtime } from '../runtime.js';
 import { t } from './init.js';
 import { assertKnownQueryInputFields } from './strict-query-input.js';
@@ -70,6 +70,22 @@ export const permitted = (p: Permission) =>
     declares(
       ({ ctx, next }) => {
         requirePermission(ctx.actor, p);
+        return next();
+      },
+      { kind: 'permission', permission: p },
+    ),
+  );
+
+/**
+ * Holding permission `p` (403 otherwise, before any scope check) — unless the caller is a person (never an API key,
+ * which acts for no one) and `isOwn` says the raw input is a change of its own (e.g. a user's own name and password,
+ * CONTRACT §4). Declared as needing `p`: that is what every other caller needs.
+ */
+export const permittedOrOwn = (p: Permission, isOwn: (actor: Actor, rawInput: unknown) => boolean) =>
+  authedProcedure.use(
+    declares(
+      async ({ ctx, next, getRawInput }) => {
+        if (ctx.actor.kind !== 'USER' || !isOwn(ctx.actor, await getRawInput())) requirePermission(ctx.actor, p);
         return next();
       },
       { kind: 'permission', permission: p },

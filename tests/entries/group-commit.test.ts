@@ -10,7 +10,7 @@ import { createConnection, accountingWorld } from '../support/factories/accounti
 import { createRule, ruleWorld } from '../support/factories/rules.js';
 import { makeTag } from '../support/factories/tags.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
-import { call, connectAgent, mcpBearer, type Preview } from '../mcp/support.js';
+import { agentKey, call, connectAgent, type Preview } from '../mcp/support.js';
 
 /**
  * Group commit (issue 35): creates that arrive while every lane is busy are written together, set-based, in one
@@ -436,7 +436,7 @@ describe('POST /entries under group commit', () => {
   it('an MCP confirm written in a group keeps its own transport: its events say via mcp, the REST ones beside it do not', async () => {
     const ws = await buildWorkspace({ projects: 1 });
     const person = await actor(api, { workspaceId: ws.id });
-    const agent = await connectAgent(api, mcpBearer(person));
+    const agent = await connectAgent(api, await agentKey(api, person, ws.id));
     const body = (description: string) => expense(ws.projectIds[0], '2026-05-03', 900, description);
     const { confirmToken } = (await call(agent, 'createEntry', body('by the agent'))) as Preview;
     const created = await sentTogether([
@@ -454,12 +454,11 @@ describe('POST /entries under group commit', () => {
     const [byAgent, byRest1, byRest2] = await Promise.all(created.map((e) => created0(e.id)));
     expect(byAgent).toMatchObject({
       kind: 'ENTRY_CREATED',
-      actorType: 'USER',
-      actorId: person.id,
+      actorType: 'API_KEY',
       data: expect.objectContaining({ via: 'mcp' }),
     });
     for (const e of [byRest1, byRest2]) {
-      expect(e).toMatchObject({ kind: 'ENTRY_CREATED', actorId: person.id });
+      expect(e).toMatchObject({ kind: 'ENTRY_CREATED', actorType: 'USER', actorId: person.id });
       expect(e.data).not.toHaveProperty('via');
     }
     for (const e of created) {

@@ -5,7 +5,7 @@ import { clock } from '../../server/lib/clock.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, buildWorkspace, createEntry, entryIn, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
-import { call, callError, connectAgent, mcpBearer, type Preview } from './support.js';
+import { agentKey, call, callError, connectAgent, type Preview } from './support.js';
 
 let api: Api;
 let w: EntryWorld;
@@ -49,6 +49,24 @@ describe('authentication', () => {
     await expect(connectAgent(api, null)).rejects.toMatchObject({ code: 401 });
   });
 
+  it("refuses a person's session token with 401 before any MCP message (CONTRACT §20: agents act through keys)", async () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+    };
+    const headers = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' };
+    const res = await api.post('/mcp', initialize, { headers: { ...headers, Authorization: `Bearer ${w.token}` } });
+    expect(res.status, res.text).toBe(401);
+    expect(res.body).toMatchObject({ code: 'UNAUTHORIZED' });
+    expect(Object.keys(res.body).sort()).toEqual(['code', 'message']);
+    await expect(connectAgent(api, w.token)).rejects.toMatchObject({ code: 401 });
+    // the same person's key is let in
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
   it('keeps no sessions or streams: GET and DELETE /mcp are 405 at once', async () => {
     for (const method of ['GET', 'DELETE']) {
       const res = await api.request(method, '/mcp', { token: w.token, headers: { Accept: 'text/event-stream' } });
@@ -60,7 +78,7 @@ describe('authentication', () => {
 
 describe('tools/list', () => {
   it('offers the operations of the OpenAPI document by operationId, with hints, and no file transfers', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((t) => [t.name, t]));
     expect(byName.size).toBe(tools.length);
@@ -102,21 +120,22 @@ describe('tools/list', () => {
   });
 
   it('shows a read-only caller only what its permissions allow, and refuses the rest with 403', async () => {
-    const reader = await actor(api, { workspaceId: w.workspaceId, permissions: ['workspace.read'] });
-    const client = await connectAgent(api, mcpBearer(reader));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId, ['workspace.read']));
     const names = new Set((await client.listTools()).tools.map((t) => t.name));
     expect(names.has('listEntries')).toBe(true);
     expect(names.has('getEntry')).toBe(true);
-    for (const write of ['createEntry', 'voidEntry', 'updateEntry', 'createParty', 'deleteTag', 'createUser']) {
+    for (const write of ['createEntry', 'voidEntry', 'updateEntry', 'createParty', 'deleteTag']) {
       expect(names.has(write), write).toBe(false);
     }
     const before = await entriesOf(w.workspaceId);
     expect(await callError(client, 'createEntry', newEntry())).toMatchObject({ code: 'FORBIDDEN' });
     expect(await entriesOf(w.workspaceId)).toBe(before);
 
-    const full = await connectAgent(api, mcpBearer(w.owner));
+    const full = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const all = (await full.listTools()).tools.map((t) => t.name);
-    expect(all).toEqual(expect.arrayContaining(['createEntry', 'voidEntry', 'createUser']));
+    expect(all).toEqual(expect.arrayContaining(['createEntry', 'voidEntry', 'createParty']));
+    // a key is never given user administration, key management or workspace creation (CONTRACT §19)
+    for (const admin of ['createUser', 'updateUser', 'createApiKey', 'createWorkspace']) expect(all, admin).not.toContain(admin);
     expect(all.length).toBeGreaterThan(names.size);
     expect(PERMISSIONS.length).toBeGreaterThan(1);
   });
@@ -125,7 +144,7 @@ describe('tools/list', () => {
 describe('reads', () => {
   it('answers listEntries with the REST body as structuredContent, and a plain array as {items}', async () => {
     await createEntry(w);
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const page = await call(client, 'listEntries', { workspaceId: w.workspaceId, limit: 5 });
     const rest = await api.get('/entries', { token: w.token, query: { workspaceId: w.workspaceId, limit: 5 } });
     expect(page).toEqual(rest.body);
@@ -137,7 +156,7 @@ describe('reads', () => {
   });
 
   it('validates as REST does: a bad argument is a 400 tool error with issues, an unknown one too', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const bad = await callError(client, 'listEntries', { workspaceId: w.workspaceId, limit: 500 });
     expect(bad.code).toBe('BAD_REQUEST');
     expect(bad.issues?.length).toBeGreaterThan(0);
@@ -148,7 +167,7 @@ describe('reads', () => {
   it("answers another workspace's object as REST does: 404, never revealing it", async () => {
     const other = await entryWorld(api);
     const foreign = await createEntry(other);
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const res = await callError(client, 'getEntry', { id: foreign.id });
     const rest = await api.get(`/entries/${foreign.id}`, { token: w.token });
     expect(rest.status).toBe(404);
@@ -161,7 +180,7 @@ describe('reads', () => {
 
 describe('writes: preview, then confirm', () => {
   it('previews a create without writing anything: no entry, event or outbound event', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const [entries, events, outbox] = [await entriesOf(w.workspaceId), await eventsOf(w.workspaceId), await outboxOf(w.workspaceId)];
     const preview = (await call(client, 'createEntry', newEntry())) as Preview;
     expect(preview.preview).toBe(true);
@@ -183,7 +202,7 @@ describe('writes: preview, then confirm', () => {
   });
 
   it('writes once on confirm, however many confirms arrive, and marks its events via mcp', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const before = await entriesOf(w.workspaceId);
     const args = newEntry({ description: 'Toner', amountCents: 7_700 });
     const { confirmToken } = (await call(client, 'createEntry', args)) as Preview;
@@ -208,7 +227,7 @@ describe('writes: preview, then confirm', () => {
     expect(rest.body).toMatchObject({ id: created.id, amountCents: 7_700 });
     const events = (await api.get(`/entries/${created.id}/events`, { token: w.token })).body as any[];
     expect(events.map((e) => e.kind)).toEqual(['ENTRY_CREATED']);
-    expect(events[0]).toMatchObject({ actorType: 'USER', actorId: w.userId, data: expect.objectContaining({ via: 'mcp' }) });
+    expect(events[0]).toMatchObject({ actorType: 'API_KEY', data: expect.objectContaining({ via: 'mcp' }) });
     expect((await api.get(`/entries/${created.id}/events/verify`, { token: w.token })).body).toMatchObject({ valid: true });
 
     const byRest = await createEntry(w);
@@ -217,7 +236,7 @@ describe('writes: preview, then confirm', () => {
   });
 
   it('refuses a token for other arguments, another tool, another caller, a forged or an expired one, writing nothing', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const args = newEntry({ amountCents: 1_000 });
     const { confirmToken } = (await call(client, 'createEntry', args)) as Preview;
     const before = await entriesOf(w.workspaceId);
@@ -234,7 +253,7 @@ describe('writes: preview, then confirm', () => {
     expect(await callError(client, 'createEntry', { ...args, confirm: 'garbage' })).toMatchObject({ code: 'BAD_REQUEST' });
 
     const colleague = await actor(api, { workspaceId: w.workspaceId });
-    const theirs = await connectAgent(api, mcpBearer(colleague));
+    const theirs = await connectAgent(api, await agentKey(api, colleague, w.workspaceId));
     expect(await callError(theirs, 'createEntry', { ...args, confirm: confirmToken })).toMatchObject({ code: 'BAD_REQUEST' });
 
     const later = new Date(Date.now() + 11 * 60_000);
@@ -247,7 +266,7 @@ describe('writes: preview, then confirm', () => {
 
   it('answers a preview that breaks a rule with the 409 REST gives, and issues no token', async () => {
     const voided = await entryIn(w, 'VOIDED');
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const events = await eventsOf(w.workspaceId);
     const res = await callError(client, 'voidEntry', { id: voided.id, reason: 'again' });
     const rest = await api.post(`/entries/${voided.id}/void`, { reason: 'again' }, { token: w.token });
@@ -258,7 +277,7 @@ describe('writes: preview, then confirm', () => {
 
   it('previews and confirms a void: the entry stays PENDING after the preview and is VOIDED once after the confirm', async () => {
     const entry = await createEntry(w);
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const preview = (await call(client, 'voidEntry', { id: entry.id, reason: 'duplicate' })) as Preview;
     expect(preview.result).toMatchObject({ id: entry.id, entryStatus: 'VOIDED' });
     expect((await api.get(`/entries/${entry.id}`, { token: w.token })).body.entryStatus).toBe('PENDING');
@@ -272,7 +291,7 @@ describe('writes: preview, then confirm', () => {
 
 describe('writes made outside a transaction', () => {
   it('previews createParty (a model create without a transaction) without keeping the party, and creates it on confirm', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const parties = () => count('SELECT count(*) AS n FROM parties WHERE workspace_id = :ws', w.workspaceId);
     const before = await parties();
     const args = { workspaceId: w.workspaceId, name: 'Agent Supplies Ltd', partyType: 'ORGANIZATION' };
@@ -284,10 +303,10 @@ describe('writes made outside a transaction', () => {
     expect(await parties()).toBe(before + 1);
   });
 
-  it('previews logout without ending the session', async () => {
+  it("answers logout as REST answers a key (403: a key has no session), ending none of its creator's sessions", async () => {
     const agent = await actor(api, { workspaceId: w.workspaceId });
-    const client = await connectAgent(api, mcpBearer(agent));
-    expect(await call(client, 'logout', {})).toMatchObject({ preview: true, result: { success: true } });
+    const client = await connectAgent(api, await agentKey(api, agent, w.workspaceId));
+    expect(await callError(client, 'logout', {})).toMatchObject({ code: 'FORBIDDEN' });
     expect((await api.get('/auth/me', { token: agent.token })).status).toBe(200);
   });
 });

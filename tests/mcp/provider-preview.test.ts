@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEntry, syncWorld } from '../support/factories/index.js';
 import { startServer, type Api } from '../support/http.js';
 import { providerCreates, providerRequests, startEmulators, stopEmulators, syncOf, type Emulators } from '../accounting/sync/helpers.js';
-import { call, connectAgent, mcpBearer, type Preview } from './support.js';
+import { agentKey, call, connectAgent, type Preview } from './support.js';
 
 let api: Api;
 let e: Emulators;
@@ -16,7 +16,7 @@ describe('a write that talks to an accounting provider', () => {
   it('previews without contacting the provider or storing a sync record, then pushes once on confirm', async () => {
     const w = await syncWorld(api, 'GENERIC', e);
     const entry = await createEntry(w);
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const args = { entryId: entry.id, connectionId: w.connection.id };
     const requests = providerRequests(w);
 
@@ -34,7 +34,7 @@ describe('a write that talks to an accounting provider', () => {
   it('gives a dry run (which sends nothing) as a preview with its result', async () => {
     const w = await syncWorld(api, 'GENERIC', e);
     const entry = await createEntry(w);
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const requests = providerRequests(w);
     const preview = (await call(client, 'pushEntry', { entryId: entry.id, connectionId: w.connection.id, dryRun: true })) as Preview;
     expect(preview.preview).toBe(true);

@@ -2,14 +2,24 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, expect } from 'vitest';
+import { NON_GRANTABLE_TO_KEYS } from '../../shared/contracts/api-keys.js';
+import type { Permission } from '../../shared/permissions.js';
+import { createKey } from '../support/factories/index.js';
 import type { Api } from '../support/http.js';
 
 /**
- * The bearer of these tests' agent: a person's access token, which /mcp accepts as every route does
- * (the route's own bearer resolution). The agents of CONTRACT §20 use an app's API key (§19):
- * tests/mcp/api-key.test.ts covers that, with the key's tools, scope and attribution.
+ * The bearer of these tests' agent (CONTRACT §20: a §19 API key; a person's session token is a 401): a key `who`
+ * makes for `workspaceId`, holding `permissions` or else every permission of `who` that a key may be given.
  */
-export const mcpBearer = (who: { token: string }): string => who.token;
+export async function agentKey(api: Api, who: { token: string }, workspaceId: number, permissions?: Permission[]): Promise<string> {
+  let held = permissions;
+  if (!held) {
+    const me = await api.get('/auth/me', { token: who.token });
+    expect(me.status, me.text).toBe(200);
+    held = (me.body.permissions as Permission[]).filter((p) => !NON_GRANTABLE_TO_KEYS.includes(p));
+  }
+  return (await createKey(api, who.token, { workspaceId, permissions: held, name: 'Agent' })).apiKey;
+}
 
 const open: Client[] = [];
 afterAll(async () => {

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { startServer, type Api } from '../support/http.js';
 import { entryWorld, type EntryWorld } from '../support/factories/index.js';
-import { connectAgent, mcpBearer } from './support.js';
+import { agentKey, connectAgent } from './support.js';
 
 let api: Api;
 let w: EntryWorld;
@@ -13,7 +13,7 @@ beforeAll(async () => {
 
 describe('every tool', () => {
   it('answers empty or foreign arguments with a result or a 4xx tool error, never a 500 or a protocol error', async () => {
-    const client = await connectAgent(api, mcpBearer(w.owner));
+    const client = await connectAgent(api, await agentKey(api, w.owner, w.workspaceId));
     const { tools } = await client.listTools();
     expect(tools.length).toBeGreaterThan(100);
     const failures: string[] = [];

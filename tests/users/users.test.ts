@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { User, WorkspaceMember } from '../../server/db/models/index.js';
 import { PERMISSIONS } from '../../shared/permissions.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login, PASSWORD } from '../support/factories/index.js';
+import { actor, addProjectMember, buildUser, buildWorkspace, createKey, login, PASSWORD } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO, sortedIds } from '../support/tenancy.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
@@ -196,6 +196,51 @@ describe('PATCH /users/{id}', () => {
     const res = await api.patch(`/users/${me.id}`, { name: 'Me Myself' }, { token: me.token });
     expect(res.status).toBe(200);
     expect(res.body.name).toBe('Me Myself');
+  });
+
+  it('a user without user.edit changes its own name and password (currentPassword still needed), nothing else', async () => {
+    const ws = await buildWorkspace();
+    const contractor = await actor(api, { permissions: ['entry.create', 'workspace.read'], workspaceId: ws.id });
+    const colleague = await actor(api, { permissions: ['entry.create'], workspaceId: ws.id });
+    const other = await login(api, contractor);
+    const url = `/users/${contractor.id}`;
+    const as = { token: contractor.token };
+    const renamed = await api.patch(url, { name: 'Contractor Renamed' }, as);
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body).toMatchObject({ id: contractor.id, name: 'Contractor Renamed', permissions: ['entry.create', 'workspace.read'] });
+    expectErrorBody(await api.patch(url, { password: NEW_PASSWORD }, as), 400, 'BAD_REQUEST');
+    expectErrorBody(await api.patch(url, { password: NEW_PASSWORD, currentPassword: 'not-my-password' }, as), 401, 'UNAUTHORIZED');
+    const changed = await api.patch(url, { name: 'Contractor', password: NEW_PASSWORD, currentPassword: PASSWORD }, as);
+    expect(changed.status, changed.text).toBe(200);
+    expectNoSecrets(changed);
+    expect((await api.get('/auth/me', as)).status).toBe(200);
+    expectErrorBody(await api.get('/auth/me', { token: other }), 401, 'UNAUTHORIZED');
+    expect(await login(api, { email: contractor.email, password: NEW_PASSWORD })).toEqual(expect.any(String));
+    // its own permissions or active flag, or anyone else: user.edit as before (403 before anything else)
+    expectErrorBody(await api.patch(url, { permissions: ['entry.create', 'workspace.read', 'user.edit'] }, as), 403, 'FORBIDDEN');
+    expectErrorBody(await api.patch(url, { permissions: ['entry.create'] }, as), 403, 'FORBIDDEN');
+    expectErrorBody(await api.patch(url, { isActive: false }, as), 403, 'FORBIDDEN');
+    expectErrorBody(await api.patch(`/users/${colleague.id}`, { name: 'Hijacked' }, as), 403, 'FORBIDDEN');
+    // an unknown field is still a 400
+    expectErrorBody(await api.patch(url, { email: 'new@example.test' }, as), 400, 'BAD_REQUEST');
+    const stored = (await User.findByPk(contractor.id))!;
+    expect(stored.permissions).toEqual(['entry.create', 'workspace.read']);
+    expect(stored.isActive).toBe(true);
+    expect((await User.findByPk(colleague.id))!.name).not.toBe('Hijacked');
+  });
+
+  it('an API key never changes its creator through the own-profile exemption (keys hold no user.*)', async () => {
+    const ws = await buildWorkspace();
+    const creator = await actor(api, { workspaceId: ws.id });
+    const key = await createKey(api, creator.token, { workspaceId: ws.id, permissions: ['workspace.read'] });
+    const asKey = { token: key.apiKey };
+    expectErrorBody(await api.patch(`/users/${creator.id}`, { name: 'Renamed by app' }, asKey), 403, 'FORBIDDEN');
+    expectErrorBody(
+      await api.patch(`/users/${creator.id}`, { password: NEW_PASSWORD, currentPassword: PASSWORD }, asKey),
+      403,
+      'FORBIDDEN',
+    );
+    expect((await User.findByPk(creator.id))!.name).toBe('Test User');
   });
 
   it('isActive:false deactivates and revokes sessions; deactivating yourself is a 409', async () => {

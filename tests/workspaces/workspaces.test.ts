@@ -1,6 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EntrySource, User, Workspace, WorkspaceMember } from '../../server/db/models/index.js';
-import { actor, addProjectMember, buildUser, buildWorkspace, login } from '../support/factories/index.js';
+import {
+  actor,
+  addProjectMember,
+  bankWorld,
+  buildUser,
+  buildWorkspace,
+  createEntry,
+  createKey,
+  entryWorld,
+  fxWorld,
+  login,
+  putRate,
+} from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 import { expectNoSecrets, ids, ISO } from '../support/tenancy.js';
 import { sessionCache } from '../../server/domains/auth/authenticate.js';
@@ -114,6 +126,63 @@ describe('PATCH /workspaces/{id}', () => {
     expectErrorBody(await api.patch(`/workspaces/${ws.id}`, { createdBy: me.id }, { token: me.token }), 400, 'BAD_REQUEST');
     expectErrorBody(await api.patch(`/workspaces/${ws.id}`, { baseCurrency: 'eur' }, { token: me.token }), 400, 'BAD_REQUEST');
     expect((await Workspace.findByPk(foreign.id))!.name).toBe('Theirs');
+  });
+
+  it('keeps the base currency once an entry, an FX rate or a bank account is stated in it (409); same currency and renames stay 200', async () => {
+    const base = async (w: { workspaceId: number }) => (await Workspace.findByPk(w.workspaceId))!.baseCurrency;
+    const withEntry = await entryWorld(api);
+    await createEntry(withEntry);
+    const withRate = await fxWorld(api, 'USD');
+    await putRate(withRate, 'EUR', '2026-01-15', '1.1');
+    const withAccount = await bankWorld(api);
+    for (const w of [withEntry, withRate, withAccount]) {
+      const res = await api.patch(`/workspaces/${w.workspaceId}`, { name: 'Kept', baseCurrency: 'JPY' }, { token: w.token });
+      expectErrorBody(res, 409, 'CONFLICT');
+      expect(await base(w)).toBe('USD');
+      expect((await Workspace.findByPk(w.workspaceId))!.name).not.toBe('Kept');
+      const same = await api.patch(`/workspaces/${w.workspaceId}`, { name: 'Renamed', baseCurrency: 'USD' }, { token: w.token });
+      expect(same.status).toBe(200);
+      expect(same.body).toMatchObject({ name: 'Renamed', baseCurrency: 'USD' });
+    }
+    const empty = await entryWorld(api);
+    const changed = await api.patch(`/workspaces/${empty.workspaceId}`, { baseCurrency: 'JPY' }, { token: empty.token });
+    expect(changed.body).toMatchObject({ id: empty.workspaceId, baseCurrency: 'JPY' });
+    expect(await base(empty)).toBe('JPY');
+  });
+});
+
+describe("members through an API key (CONTRACT §4, §19: only the key's workspace exists)", () => {
+  it("a key of workspace 2 cannot add, or see, a user of its creator's workspace 1 (404), though its creator could", async () => {
+    const one = await buildWorkspace({ projects: 1 });
+    const two = await buildWorkspace({ projects: 1 });
+    const creator = await actor(api, { workspaceId: one.id });
+    await WorkspaceMember.create({ workspaceId: two.id, userId: creator.id });
+    const onlyInOne = await buildUser({ name: 'Only In One' });
+    await WorkspaceMember.create({ workspaceId: one.id, userId: onlyInOne.id });
+    const key = await createKey(api, creator.token, { workspaceId: two.id, permissions: ['workspace.read', 'workspace.edit'] });
+    const asKey = { token: key.apiKey };
+
+    const added = await api.post(`/workspaces/${two.id}/members`, { userId: onlyInOne.id }, asKey);
+    expectErrorBody(added, 404, 'NOT_FOUND');
+    expect(added.text).not.toContain(onlyInOne.email);
+    expectErrorBody(await api.post(`/projects/${two.projectIds[0]}/members`, { userId: onlyInOne.id }, asKey), 404, 'NOT_FOUND');
+    expect(await WorkspaceMember.count({ where: { workspaceId: two.id, userId: onlyInOne.id } })).toBe(0);
+    // nor a user its creator made that belongs nowhere
+    const made = await api.post(
+      '/users',
+      { email: `made-${Date.now()}@example.test`, name: 'Made', password: 'long-enough-password-1', permissions: [] },
+      { token: creator.token },
+    );
+    expectErrorBody(await api.post(`/workspaces/${two.id}/members`, { userId: made.body.id }, asKey), 404, 'NOT_FOUND');
+    // users are never a key's business (no user.* for keys): 403 before anything
+    expectErrorBody(await api.get('/users', asKey), 403, 'FORBIDDEN');
+    expectErrorBody(await api.patch(`/users/${onlyInOne.id}`, { name: 'Renamed' }, asKey), 403, 'FORBIDDEN');
+    // a member of the key's workspace is reachable; the creator in person reaches the workspace-1 user
+    const inTwo = await buildUser();
+    await WorkspaceMember.create({ workspaceId: one.id, userId: inTwo.id });
+    await addProjectMember(two.projectIds[0], inTwo.id);
+    expect((await api.post(`/workspaces/${two.id}/members`, { userId: inTwo.id }, asKey)).status).toBe(200);
+    expect((await api.post(`/workspaces/${two.id}/members`, { userId: onlyInOne.id }, { token: creator.token })).status).toBe(200);
   });
 });
 

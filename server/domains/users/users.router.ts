@@ -2,7 +2,7 @@ import { z } from 'zod/v4';
 import { Success, UuidPath } from '../../../shared/contracts/common.js';
 import { CreateUserInput, UpdateUserInput, UserObject } from '../../../shared/contracts/users.js';
 import { router } from '../../trpc/init.js';
-import { op, permitted } from '../../trpc/procedures.js';
+import { op, permitted, permittedOrOwn } from '../../trpc/procedures.js';
 import * as users from './users.service.js';
 
 const TAG = 'Users';
@@ -18,10 +18,11 @@ export const usersRouter = router({
     .input(CreateUserInput)
     .output(UserObject)
     .mutation(({ ctx, input }) => users.createUser(ctx.actor, input)),
-  update: permitted('user.edit')
+  update: permittedOrOwn('user.edit', users.isOwnProfileChange)
     .meta(
       op('PATCH', '/users/{id}', 'updateUser', TAG, 'Change the name, password, permissions or active flag of a user', [403, 404, 409], {
         description:
+          'Needs `user.edit`, except for your own `name` and `password` (a person, not an API key). ' +
           'Another user can be changed only by a member of every workspace it belongs to who reaches every project it is a ' +
           'project member of (else 403, nothing changes). Your own password change needs `currentPassword` (missing: 400, ' +
           "wrong: 401). A password change revokes every session of the user except the caller's current one.",

@@ -26,6 +26,16 @@ function assertOutranks(actor: Actor, target: User): void {
   }
 }
 
+/** Fields a person changes on itself without user.edit (CONTRACT §4); `permissions` and `isActive` always need it. */
+const PRIVILEGED_FIELDS = ['permissions', 'isActive'];
+
+/** Whether a (not yet validated) PATCH /users/{id} input changes only the caller's own name and password. */
+export function isOwnProfileChange(actor: Actor, raw: unknown): boolean {
+  if (!raw || typeof raw !== 'object') return false;
+  const input = raw as Record<string, unknown>;
+  return input.id === actor.userId && !PRIVILEGED_FIELDS.some((f) => f in input);
+}
+
 export async function listUsers(actor: Actor): Promise<UserObject[]> {
   return transaction(async (tx) => (await visibleUsers(actor, tx)).map(presentUser));
 }

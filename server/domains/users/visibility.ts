@@ -15,9 +15,26 @@ const VISIBLE_USERS = `
       OR u.id IN (SELECT user_id FROM workspace_members WHERE workspace_id = ANY(CAST($ws AS integer[])))
       OR u.id IN (SELECT user_id FROM project_members WHERE workspace_id = ANY(CAST($ws AS integer[]))))`;
 
+/**
+ * Through an API key only the key's workspace exists (CONTRACT §4, §19): the members (workspace or project) of it,
+ * never its creator's other users — neither the creator as such nor the users it created.
+ */
+const VISIBLE_TO_KEY = `
+  SELECT u.id FROM users u
+   WHERE (u.id IN (SELECT user_id FROM workspace_members WHERE workspace_id = ANY(CAST($ws AS integer[])))
+      OR u.id IN (SELECT user_id FROM project_members WHERE workspace_id = ANY(CAST($ws AS integer[]))))`;
+
+/** The workspace a key reaches (as a member, or through its projects); for a person, those it is a full member of. */
+function workspacesOf(actor: Actor): number[] {
+  if (actor.kind !== 'API_KEY') return [...actor.workspaceIds];
+  return [...new Set([...actor.workspaceIds, ...actor.projectWorkspace.values()])];
+}
+
 async function visibleIds(actor: Actor, tx: Transaction, only?: string): Promise<string[]> {
-  const sql = only ? `${VISIBLE_USERS} AND u.id = $only` : VISIBLE_USERS;
-  const bind: Record<string, unknown> = { me: actor.userId, ws: [...actor.workspaceIds] };
+  const byKey = actor.kind === 'API_KEY';
+  const base = byKey ? VISIBLE_TO_KEY : VISIBLE_USERS;
+  const sql = only ? `${base} AND u.id = $only` : base;
+  const bind: Record<string, unknown> = byKey ? { ws: workspacesOf(actor) } : { me: actor.userId, ws: workspacesOf(actor) };
   if (only) bind.only = only;
   const rows = await db().query<{ id: string }>(sql, { bind, type: QueryTypes.SELECT, transaction: tx });
   return rows.map((r) => r.id);

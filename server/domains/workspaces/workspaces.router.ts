@@ -32,7 +32,7 @@ export const workspacesRouter = router({
     .output(WorkspaceObject)
     .query(({ ctx, input }) => workspaces.getWorkspace(ctx.actor, input)),
   update: permitted('workspace.edit')
-    .meta(op('PATCH', '/workspaces/{id}', 'updateWorkspace', TAG, 'Rename a workspace or change its base currency', [403, 404]))
+    .meta(op('PATCH', '/workspaces/{id}', 'updateWorkspace', TAG, 'Rename a workspace or change its base currency', [403, 404, 409]))
     .input(UpdateWorkspaceInput)
     .output(WorkspaceObject)
     .mutation(({ ctx, input }) => workspaces.updateWorkspace(ctx.actor, input)),

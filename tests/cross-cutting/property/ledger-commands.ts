@@ -1,13 +1,14 @@
 /**
  * Model-based test of the ledger: fast-check generates sequences of create / edit / status /
  * void / refund / reimburse / correct / tag create / tag delete / PUT tags / period close /
- * reopen; each command asks the model (ledger-model.ts, written from the contract alone) what
+ * reopen / bank match / unmatch / push / pull / workspace base-currency change; each command asks the model (ledger-model.ts, written from the contract alone) what
  * must happen, sends the request over real HTTP, and compares the answer (status and error
  * code, or the written object) and every entry of the run's workspace with the model. At the
  * end of each run the whole state is compared: every entry's related links, audit-event count
  * and hash chain, the tags (archived or not) and which entries carry them, the periods, and in
  * the database itself every entry's status, amount and links — and the caps invariant,
- * recomputed by an SQL query of its own over `entry_links`.
+ * recomputed by an SQL query of its own over `entry_links` — and every closed period's normalised
+ * totals, in value and in the currency they are stated in.
  * Used by tests/cross-cutting/property/ledger.test.ts (brief under npm test, long under npm run test:hard).
  */
 import fc from 'fast-check';
@@ -80,7 +81,7 @@ export type Real = {
   ids: number[];
   /** tag ids by model index */
   tagIds: number[];
-  /** the run's USD bank account (CONTRACT §14), its line ids and match ids by model index */
+  /** the run's bank account in the base currency (CONTRACT §14; made by the first match), its line ids and match ids by model index */
   accountId: string;
   lineIds: number[];
   matchIds: string[];
@@ -378,7 +379,21 @@ export async function compareEverything(m: L.Model, r: Real): Promise<void> {
   for (let i = 0; i < m.entries.length; i++) await compareEntryDeep(m, r, i);
   await compareTags(m, r);
   await comparePeriods(m, r);
+  await compareClosedTotals(m, r);
   await compareDatabase(m, r);
+}
+
+/** §7/§17: every closed period's normalised summary — income, expense AND the currency they are stated in — against the model. */
+async function compareClosedTotals(m: L.Model, r: Real): Promise<void> {
+  for (const t of L.closedTotals(m)) {
+    const p = m.periods[t.period];
+    const res = await call(r, 'GET', `/reports/summary?workspaceId=${r.workspaceId}&from=${p.start}&to=${p.end}&normalize=true`);
+    expect(res.status, res.text).toBe(200);
+    expect(
+      { income: res.body.totalIncomeCents, expense: res.body.totalExpenseCents, currency: res.body.currency },
+      `closed period ${p.start.slice(0, 7)}: totals and their currency`,
+    ).toEqual({ income: t.income, expense: t.expense, currency: t.currency });
+  }
 }
 
 /**
@@ -493,7 +508,7 @@ const createCmd = fc
           projectId: r.projectId,
           entryType: c.type,
           amountCents: c.amount,
-          baseCurrency: 'USD',
+          baseCurrency: m.base,
           entryDate: c.date,
           description: c.description,
           fromPartyId: r.parties[c.from],
@@ -753,13 +768,30 @@ const periodCmd = (close: boolean) =>
       }),
   );
 
-/** A one-line statement of the run's account (USD, a fresh bank transaction id): the new line's id. */
+/** The run's bank account, in the workspace's base currency, made the first time a command needs it. */
+async function ensureAccount(m: L.Model, r: Real): Promise<void> {
+  if (m.hasAccount) return;
+  const account = await call(r, 'POST', '/bank-accounts', {
+    workspaceId: r.workspaceId,
+    name: 'Property account',
+    currency: m.base,
+    projectId: r.projectId,
+    partyId: r.parties[0],
+    autoMatch: false,
+  });
+  expect(account.status, account.text).toBe(200);
+  r.accountId = account.body.id;
+  m.hasAccount = true;
+}
+
+/** A one-line statement of the run's account (its currency, a fresh bank transaction id): the new line's id. */
 let lineRefs = 0;
-async function importLine(r: Real, cents: number): Promise<number> {
+async function importLine(m: L.Model, r: Real, cents: number): Promise<number> {
+  await ensureAccount(m, r);
   const amount = `${cents < 0 ? '-' : ''}${(Math.abs(cents) / 100).toFixed(2)}`;
   const form = new FormData();
   const ref = `P-${++lineRefs}-${Date.now()}`;
-  const file = camt053([{ date: '2025-05-15', amount, name: 'Counterparty', memo: 'Payment', id: ref }], { currency: 'USD' });
+  const file = camt053([{ date: '2025-05-15', amount, name: 'Counterparty', memo: 'Payment', id: ref }], { currency: m.base });
   form.append('file', new Blob([Buffer.from(file, 'utf8')]), 'statement.xml');
   r.stats.requests += 1;
   const res = await r.api.request('POST', `/bank-accounts/${r.accountId}/statements`, { token: r.token, rawBody: form });
@@ -782,7 +814,7 @@ const matchCmd = fc.record({ pick: pickArb, off: fc.constantFrom(0, 0, 0, 1), ma
       const e = m.entries[i];
       const cents = L.signedAmount(e) + Math.sign(L.signedAmount(e)) * c.off;
       note(`#${i} ${e.status} ${e.type} ${e.amount} line ${cents}${e.match !== null ? ' (matched)' : ''}`);
-      r.lineIds.push(await importLine(r, cents));
+      r.lineIds.push(await importLine(m, r, cents));
       const line = L.applyImportLine(m, cents);
       const res = await call(r, 'POST', '/reconciliation/matches', { lineIds: [r.lineIds[line]], entryIds: [r.ids[i]] });
       if (expectOutcome(r, 'match', res, L.decideMatch(m, [line], [i]))) return;
@@ -855,6 +887,24 @@ const pullCmd = fc.record({ pick: pickArb, amount: newAmountArb }).map(
     }),
 );
 
+/**
+ * §4: the base currency changes only while the workspace has no entry, no rate and no bank account; after each
+ * attempt the closed periods' totals are compared, in value and in currency (a relabelled period fails here).
+ */
+const workspaceCmd = fc.constantFrom('USD', 'EUR', 'GBP').map(
+  (base) =>
+    new LedgerCommand(`workspace(baseCurrency=${base})`, always, async (m, r, note) => {
+      note(`${m.base} → ${base}, ${m.entries.length} entries${m.hasAccount ? ', a bank account' : ''}`);
+      const res = await call(r, 'PATCH', `/workspaces/${r.workspaceId}`, { baseCurrency: base });
+      if (!expectOutcome(r, 'workspace', res, L.decideWorkspace(m, base))) {
+        if (base !== m.base) tallyPath(r, 'workspace: base currency changed (nothing stated in it)');
+        L.applyWorkspace(m, base);
+        expect(res.body).toMatchObject({ id: r.workspaceId, baseCurrency: base });
+      }
+      await compareClosedTotals(m, r);
+    }),
+);
+
 /** Creates, refunds, corrections and status changes are listed twice (or aimed): they feed the other commands. */
 export const ledgerCommands = (maxCommands: number, replayPath?: string) =>
   fc.commands(
@@ -883,6 +933,7 @@ export const ledgerCommands = (maxCommands: number, replayPath?: string) =>
       pushCmd,
       pullCmd,
       pullCmd,
+      workspaceCmd,
     ],
     { maxCommands, size: 'max', replayPath },
   );
@@ -911,16 +962,6 @@ export async function freshRun(api: Api, user: { id: string; token: string }, st
     externalIds: [],
     stats,
   };
-  const account = await call(real, 'POST', '/bank-accounts', {
-    workspaceId: ws.id,
-    name: 'Property account',
-    currency: 'USD',
-    projectId: ws.projectIds[0],
-    partyId: parties[0],
-    autoMatch: false,
-  });
-  if (account.status !== 200 && account.status !== 201) throw new Error(`account setup: ${account.status} ${account.text}`);
-  real.accountId = account.body.id;
   const generic = await genericProvider();
   const connection = await call(real, 'POST', '/accounting/connections', {
     workspaceId: ws.id,

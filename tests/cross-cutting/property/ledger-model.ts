@@ -81,6 +81,10 @@ export type ModelPeriod = { start: string; end: string; closed: boolean };
 export type ModelTag = { name: string; archived: boolean };
 
 export type Model = {
+  /** §4: the workspace's base currency (every entry of a run is in it: it changes only while there are none) */
+  base: string;
+  /** §4: whether the run's bank account exists yet (created by the first match) */
+  hasAccount: boolean;
   entries: ModelEntry[];
   links: ModelLink[];
   periods: ModelPeriod[];
@@ -106,11 +110,22 @@ function eitherOf(a: Refusal | null, b: Refusal | null, why: string): Decision {
 }
 
 export function emptyModel(periods: { start: string; end: string }[]): Model {
-  return { entries: [], links: [], periods: periods.map((p) => ({ ...p, closed: false })), tags: [], lines: [], matches: [] };
+  return {
+    base: 'USD',
+    hasAccount: false,
+    entries: [],
+    links: [],
+    periods: periods.map((p) => ({ ...p, closed: false })),
+    tags: [],
+    lines: [],
+    matches: [],
+  };
 }
 
 export function cloneModel(m: Model): Model {
   return {
+    base: m.base,
+    hasAccount: m.hasAccount,
     entries: m.entries.map((e) => ({ ...e, tags: [...e.tags] })),
     links: m.links.map((l) => ({ ...l })),
     periods: m.periods.map((p) => ({ ...p })),
@@ -594,6 +609,36 @@ export function decidePeriod(m: Model, p: number, close: boolean): Decision {
 
 export function applyPeriod(m: Model, p: number, close: boolean): void {
   m.periods[p].closed = close;
+}
+
+// --------------------------------------------------------------------------------------------
+// The workspace (§4): its base currency changes only while nothing is stated in it
+// --------------------------------------------------------------------------------------------
+
+/**
+ * §4 `PATCH /workspaces/{id} {baseCurrency}`: a change is a 409 once the workspace has an entry, an FX rate or a bank
+ * account (the runs write no rates); the same currency is no change (200).
+ */
+export function decideWorkspace(m: Model, base: string): Decision {
+  if (base !== m.base && (m.entries.length > 0 || m.hasAccount)) return conflict('workspace: base currency with entries or a bank account');
+  return null;
+}
+
+export function applyWorkspace(m: Model, base: string): void {
+  m.base = base;
+}
+
+/**
+ * §7 "a closed period's totals never move", §17 normalised: per CLOSED period, the income and expense of its counted
+ * entries (bounds inclusive), stated in the workspace's base currency (every entry of a run is in it, at rate 1).
+ */
+export function closedTotals(m: Model): { period: number; income: number; expense: number; currency: string }[] {
+  return m.periods.flatMap((p, period) => {
+    if (!p.closed) return [];
+    const counted = m.entries.filter((e) => COUNTED.includes(e.status) && p.start <= e.date && e.date <= p.end);
+    const sum = (type: EntryType) => counted.filter((e) => e.type === type).reduce((s, e) => s + e.amount, 0);
+    return [{ period, income: sum('INCOME'), expense: sum('EXPENSE'), currency: m.base }];
+  });
 }
 
 /** What `GET /entries/{id}/related` must list for entry `i`, ordered by the related entry's index. */

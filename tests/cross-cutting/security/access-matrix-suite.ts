@@ -7,7 +7,8 @@ import { accessPolicyOf, authedProcedure, permitted, publicProcedure } from '../
 import { t } from '../../../server/trpc/init.js';
 import { PERMISSIONS } from '../../../shared/permissions.js';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../../support/http.js';
-import { login } from '../../support/factories/index.js';
+import { buildUser, buildWorkspace, login } from '../../support/factories/index.js';
+import { WorkspaceMember } from '../../../server/db/models/index.js';
 import {
   bearerProtected,
   committedOpenApi,
@@ -265,6 +266,71 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
 
     it('an API key of another project of the workspace only → 403/404, or its own rows only', async () => {
       expect(await tenantSweep('other project key', tenants.keys.projectOnly, true)).toEqual([]);
+    });
+
+    /**
+     * CONTRACT §4/§19: through a key only the key's workspace exists. The victim's own key (every permission a key may
+     * hold, workspace.edit among them; made by the victim's admin) aimed at users of its creator's OTHER world: a
+     * member of the admin's second workspace only, and a user the admin created that belongs nowhere. Every operation
+     * naming a user (add/remove member, project member, update/deactivate user) and listing users → 403/404, never their email or
+     * name. The control: the admin in person reaches both (so the 404s are the key's limits, not unknown ids).
+     */
+    it("the workspace's own key, with users of its creator's other workspace → 403/404, never their data", async () => {
+      const { admin, ids } = tenants.victim;
+      const second = await buildWorkspace({ members: [admin.id], name: 'Creator second workspace' });
+      const elsewhere = await buildUser({ name: 'Second Workspace Only', email: `second-only-${Date.now()}@example.test` });
+      await WorkspaceMember.create({ workspaceId: second.id, userId: elsewhere.id });
+      const made = await api.post(
+        '/users',
+        {
+          email: `created-by-admin-${Date.now()}@example.test`,
+          name: 'Created By Admin',
+          password: 'long-enough-password-1',
+          permissions: [],
+        },
+        { token: admin.token },
+      );
+      expect(made.status, made.text).toBe(200);
+      const targets = [
+        { label: 'member of the second workspace', id: elsewhere.id, secrets: [elsewhere.email, 'Second Workspace Only'] },
+        { label: 'created by the admin', id: made.body.id as string, secrets: [made.body.email as string, 'Created By Admin'] },
+      ];
+      const failures: string[] = [];
+      for (const target of targets) {
+        // the control: the key's creator, in person, sees the user
+        const seen = await api.get('/users', { token: admin.token });
+        expect(
+          seen.body.map((u: { id: string }) => u.id),
+          target.label,
+        ).toContain(target.id);
+        const aimed = { ...ids, userId: target.id };
+        const ops = protectedOps().filter((op) => JSON.stringify(buildProbeRequest(op, aimed)).includes(target.id));
+        expect(ops.map((o) => o.operationId)).toEqual(
+          expect.arrayContaining(['addWorkspaceMember', 'addProjectMember', 'updateUser', 'deactivateUser']),
+        );
+        for (const op of [...ops, ...protectedOps().filter((o) => o.operationId === 'listUsers')]) {
+          for (const transport of transportsOf(op)) {
+            const req = buildProbeRequest(op, aimed);
+            counts['key, users of another workspace'] = (counts['key, users of another workspace'] ?? 0) + 1;
+            const res = await send(api, transport, op, req, { token: tenants.keys.victim.apiKey });
+            const leaks = leakedSecrets(res, req, target.secrets);
+            const bad = leaks.length
+              ? `carries ${leaks.join(', ')}`
+              : res.status < 300 && op.method !== 'GET'
+                ? '2xx'
+                : res.status >= 300 && ![403, 404].includes(res.status)
+                  ? 'expected 403/404'
+                  : res.status >= 300
+                    ? errorShapeProblem(transport, res)
+                    : undefined;
+            if (bad)
+              failures.push(`${target.label}: ${transport} ${op.method} ${op.path}: ${bad} (got ${res.status} ${res.text.slice(0, 200)})`);
+          }
+        }
+        const memberships = await WorkspaceMember.count({ where: { workspaceId: ids.workspaceId, userId: target.id } });
+        expect(memberships, `${target.label} never became a member of the key's workspace`).toBe(0);
+      }
+      expect(failures).toEqual([]);
     });
 
     it('the attacked tenant is intact: its owner still sees every object the probes aimed at', async () => {

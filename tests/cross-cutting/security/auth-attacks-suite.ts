@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { db } from '../../../server/db/database.js';
 import { WorkspaceMember } from '../../../server/db/models/index.js';
 import { startServer, type Api } from '../../support/http.js';
-import { buildUser, login } from '../../support/factories/index.js';
+import { buildUser, createKey, login } from '../../support/factories/index.js';
 import { bearerProtected, committedOpenApi, deriveOperations, type Operation } from './operations.js';
 import { buildProbeRequest, type ForeignIds } from './probe-requests.js';
 import { errorShapeProblem, inPool, send, type Transport } from './probes.js';
@@ -97,6 +97,46 @@ export function authAttacksSuite(opts: AuthAttackOptions): void {
 
     it('the target session was never harmed by the sweeps: its genuine token still works', async () => {
       expect((await api.get('/auth/me', { token: genuine(target) })).status).toBe(200);
+    });
+  });
+
+  /**
+   * CONTRACT §20: /mcp takes a §19 API key only. Its callers: a live person's session token (the workspace admin's and
+   * a member's: the hole found on 1ce96f1, where the admin's token listed 155 tools), every forgery, and — the control —
+   * a live key of the same workspace, let in.
+   */
+  describe('the MCP endpoint: a session token is no agent', () => {
+    const initialize = {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '0' } },
+    };
+    const mcp = (token: string) =>
+      api.post('/mcp', initialize, {
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${token}` },
+      });
+
+    it('a live session token (admin or member), and every forgery, → 401 with the contract body before any MCP message', async () => {
+      const callers: [string, string][] = [
+        ['admin session', tenants.victim.admin.token],
+        ['member session', genuine(target)],
+        ...forgeries.map((f) => [f.name, f.token(target, bystander)] as [string, string]),
+      ];
+      const failures: string[] = [];
+      for (const [name, token] of callers) {
+        const res = await mcp(token);
+        if (res.status !== 401 || errorShapeProblem('rest', res) || res.body?.jsonrpc !== undefined)
+          failures.push(`${name}: ${res.status} ${res.text.slice(0, 200)}`);
+      }
+      expect(failures).toEqual([]);
+    });
+
+    it('a live API key of the same workspace is let in (the control)', async () => {
+      const key = await createKey(api, tenants.victim.admin.token, { workspaceId: ids.workspaceId, permissions: ['workspace.read'] });
+      const res = await mcp(key.apiKey);
+      expect(res.status, res.text).toBe(200);
+      expect(res.body).toMatchObject({ jsonrpc: '2.0', id: 1, result: { serverInfo: expect.any(Object) } });
     });
   });
 
