@@ -67,6 +67,7 @@ async function main(): Promise<void> {
         NODE_ENV: 'production',
         BENCH_BASELINE: '1',
         INGEST_RATE_PER_MINUTE: String(10_000_000),
+        API_KEY_RATE_PER_MINUTE: String(10_000_000), // the MCP scenarios' agents act through keys (CONTRACT §20)
         WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', // the webhook scenarios deliver to a receiver on loopback
         DATA_DIR: path.resolve('.data/bench-files'),
       },

@@ -16,10 +16,22 @@ const CLIENTS = 10;
 
 type Failures = { mcp: number; rest: number };
 
-async function agents(c: BenchContext): Promise<Client[]> {
+/** CONTRACT §20: an agent acts through a §19 API key (a session token is a 401): one for `workspaceId`, made by the bench user. */
+async function agentKey(c: BenchContext, workspaceId: number): Promise<string> {
+  const res = await fetch(`${c.server.base}/api-keys`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', authorization: `Bearer ${c.token}` },
+    body: JSON.stringify({ workspaceId, name: 'Bench agent', permissions: ['workspace.read', 'entry.create'] }),
+  });
+  if (res.status !== 200) throw new Error(`bench agent key: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as { apiKey: string }).apiKey;
+}
+
+async function agents(c: BenchContext, workspaceId: number): Promise<Client[]> {
+  const key = await agentKey(c, workspaceId);
   return Promise.all(
     Array.from({ length: CLIENTS }, async () => {
-      const headers = { Authorization: `Bearer ${c.token}` };
+      const headers = { Authorization: `Bearer ${key}` };
       const transport = new StreamableHTTPClientTransport(new URL('/mcp', c.server.base), { requestInit: { headers } });
       const client = new Client({ name: 'fes-bench', version: '1.0.0' });
       await client.connect(transport);
@@ -66,15 +78,19 @@ async function compare(
 }
 
 export function mcpScenarios(c: BenchContext): [string, () => Promise<ResultRow>][] {
-  let clients: Promise<Client[]> | undefined;
-  const connected = () => (clients ??= agents(c));
+  const clients = new Map<number, Promise<Client[]>>();
+  const connectedTo = (workspaceId: number) => {
+    if (!clients.has(workspaceId)) clients.set(workspaceId, agents(c, workspaceId));
+    return clients.get(workspaceId)!;
+  };
+  const connected = () => connectedTo(c.writes.workspaceId);
   return [
     [
       'mcp: listEntries tool vs GET /entries',
       async () => {
         const failures: Failures = { mcp: 0, rest: 0 };
         const args = { workspaceId: c.dataset.workspaceId, limit: 20 };
-        const list = withClients(await connected(), async (client) => {
+        const list = withClients(await connectedTo(c.dataset.workspaceId), async (client) => {
           const res = await client.callTool({ name: 'listEntries', arguments: args });
           if (res.isError) failures.mcp++;
         });
@@ -106,7 +122,7 @@ export function mcpScenarios(c: BenchContext): [string, () => Promise<ResultRow>
             'an MCP "request" is one confirmed entry: two tool calls (the rolled-back preview, then the write)',
           );
         } finally {
-          await Promise.all((await connected()).map((client) => client.close()));
+          for (const each of clients.values()) await Promise.all((await each).map((client) => client.close()));
         }
       },
     ],

@@ -29,6 +29,8 @@ export type QueryContract = {
   names: ReadonlySet<string>;
   /** the parameters whose schema refuses an empty value (a date, a number, an enum…): `?toDate=` is a 400, not absent */
   notEmpty: ReadonlySet<string>;
+  /** the parameters that take one value (every one whose schema is not an array): bracketed or repeated, a 400 */
+  single: ReadonlySet<string>;
   credential: 'none' | 'bearer' | 'own';
 };
 const queryContracts = new Map<string, QueryContract>();
@@ -71,6 +73,14 @@ function acceptsEmpty(doc: Document, schema: ParameterSchema | undefined): boole
   return s.pattern === undefined || new RegExp(s.pattern, 'u').test('');
 }
 
+/** Whether the parameter's schema is a list (`tagIds`: comma, repeated and bracket forms all name it). */
+function isList(doc: Document, schema: ParameterSchema | undefined): boolean {
+  const components = (doc.components?.schemas ?? {}) as Record<string, ParameterSchema>;
+  let s = schema;
+  while (s?.$ref) s = components[s.$ref.replace('#/components/schemas/', '')];
+  return s?.type === 'array';
+}
+
 /** Every documented operation (tRPC-OpenAPI procedures and express routes alike), one tree per method. */
 function tree(method: string): Node | undefined {
   if (!treesByMethod) {
@@ -85,6 +95,7 @@ function tree(method: string): Node | undefined {
         queryContracts.set(`${key} ${path}`, {
           names: new Set(parameters.map((p) => String(p.name))),
           notEmpty: new Set(parameters.filter((p) => !acceptsEmpty(doc, p.schema)).map((p) => String(p.name))),
+          single: new Set(parameters.filter((p) => !isList(doc, p.schema)).map((p) => String(p.name))),
           credential: security.some((s) => 'Authorization' in s)
             ? 'bearer'
             : security.some((s) => Object.keys(s).length > 0)

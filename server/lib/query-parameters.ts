@@ -13,6 +13,14 @@ export function emptyQueryParameters(names: string[]): AppError {
   return new AppError('BAD_REQUEST', message, { issues: names.map((name) => ({ code: 'invalid_type', path: [name], message: 'empty' })) });
 }
 
+/** The 400 of CONTRACT §1 for parameters that take one value given in the bracket form or more than once, naming them. */
+export function singleValuedQueryParameters(names: string[]): AppError {
+  const message = `Query parameter${names.length > 1 ? 's' : ''} ${names.map(asInUrl).join(', ')} take${names.length > 1 ? '' : 's'} one value: give it once, without [].`;
+  return new AppError('BAD_REQUEST', message, {
+    issues: names.map((name) => ({ code: 'invalid_type', path: [name], message: 'one value expected' })),
+  });
+}
+
 /** The 400 of CONTRACT §1 for query parameters a route does not take, naming them. */
 export function unknownQueryParameters(names: string[]): AppError {
   const message = `Unknown query parameter${names.length > 1 ? 's' : ''} ${names.map(asInUrl).join(', ')}.`;

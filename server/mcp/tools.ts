@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Actor } from '../lib/scope.js';
 import type { Permission } from '../../shared/permissions.js';
 import { appRouter } from '../trpc/router.js';
+import { OPERATION_DESCRIPTIONS } from '../trpc/openapi-descriptions.js';
 import { accessPolicyOf, type AccessPolicy } from '../trpc/procedures.js';
 import type { RouteMeta } from '../trpc/init.js';
 
@@ -46,7 +47,8 @@ function toolOf(path: string, def: ProcedureDef, policy: AccessPolicy | undefine
   // public operations (login, refresh) are for people with passwords, not for an authenticated agent
   if (!op || op.enabled === false || op.protect === false || !policy || policy.kind === 'public') return null;
   const write = op.method !== 'GET';
-  const description = [op.summary, op.description].filter(Boolean).join('\n\n');
+  // CONTRACT §20: the operation's summary and description, as openapi.json gives them (its table fills those the meta leaves out)
+  const description = [op.summary, op.description ?? OPERATION_DESCRIPTIONS[op.operationId!]].filter(Boolean).join('\n\n');
   return {
     name: op.operationId!,
     path,

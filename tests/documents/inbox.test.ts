@@ -1,3 +1,4 @@
+import { WorkspaceMember } from '../../server/db/models/index.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
@@ -255,7 +256,7 @@ describe('attach', () => {
     expect((await extraction(api, w.token, doc.id)).documentType).toBe('CREDIT_NOTE');
   });
 
-  it('is refused for a VOIDED entry or a closed period (409), an entry of another workspace (400), without entry.create (403)', async () => {
+  it('is refused for a VOIDED entry or a closed period (409), an unseen entry (404), one of another workspace (400), without entry.create (403)', async () => {
     const voided = await createEntry(w);
     expect((await api.post(`/entries/${voided.id}/void`, { reason: 'test' }, { token: w.token })).status).toBe(200);
     const doc = await inboxed(api, w.token, w.workspaceId, invoiceXml({ number: 'R-1', issueDate: '2026-02-01', totalCents: 100 }));
@@ -265,8 +266,18 @@ describe('attach', () => {
     expectErrorBody(await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: old.id }, { token: w.token }), 409, 'CONFLICT');
     const other = await entryWorld(api);
     const foreign = await createEntry(other);
-    expectErrorBody(await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: foreign.id }, { token: w.token }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: 999_999_999 }, { token: w.token }), 400, 'BAD_REQUEST');
+    // an entry of a workspace the caller cannot access answers exactly as a missing one (CONTRACT §2): 404, nothing revealed
+    const unseen = await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: foreign.id }, { token: w.token });
+    expectErrorBody(unseen, 404, 'NOT_FOUND');
+    const missing = await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: 999_999_999 }, { token: w.token });
+    expectErrorBody(missing, 404, 'NOT_FOUND');
+    expect(unseen.body).toEqual(missing.body);
+    expect(unseen.text).not.toContain(String(foreign.id));
+    // one the caller sees, of another of its workspaces: a rule visible from the request, 400
+    const mine = await entryWorld(api);
+    await WorkspaceMember.create({ workspaceId: mine.workspaceId, userId: w.userId });
+    const elsewhere = await createEntry(mine);
+    expectErrorBody(await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: elsewhere.id }, { token: w.token }), 400, 'BAD_REQUEST');
     const reader = await actor(api, { workspaceId: w.workspaceId, permissions: PERMISSIONS.filter((p) => p !== 'entry.create') });
     expectErrorBody(await api.post(`/inbox/documents/${doc.id}/attach`, { entryId: old.id }, { token: reader.token }), 403, 'FORBIDDEN');
     expectErrorBody(

@@ -98,6 +98,9 @@ describe('tools/list', () => {
       }
       if (!tool) continue; // public operations (refresh) and express routes (ingest, webhooks) are not tools
       expect(tool.description).toContain(op.summary);
+      // CONTRACT §20: description = its summary AND its description
+      expect(op.description, `${op.operationId} has a description`).toEqual(expect.any(String));
+      expect(tool.description, op.operationId).toContain(op.description);
       expect(tool.annotations?.readOnlyHint).toBe(op.method === 'GET');
       if (op.method === 'DELETE') expect(tool.annotations?.destructiveHint, op.operationId).toBe(true);
     }

@@ -53,27 +53,66 @@ describe('list-valued query parameters (CONTRACT §1)', () => {
     expect(await csvIds(`tagIds[]=${tagA}`)).toEqual([ids.a]);
   });
 
-  it('a scalar sent in the bracket form (projectId[]=1) filters as projectId=1', async () => {
-    expect(await listed(`projectId[]=${w.projectIds[1]}`)).toEqual([ids.b]);
-    expect(await csvIds(`projectId[]=${w.projectIds[1]}`)).toEqual([ids.b]);
-    const report = await api.get(`/reports/summary?workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[1]}`, { token: w.token });
-    expect(report.status, report.text).toBe(200);
-    expect(report.body.entryCount).toBe(1);
+  it('a parameter that takes one value in the bracket form (workspaceId[]=1, limit[]=5, projectId[]=1) is a 400 naming it', async () => {
+    for (const q of [
+      `workspaceId[]=${w.workspaceId}`,
+      `workspaceId%5B%5D=${w.workspaceId}`,
+      `workspaceId=${w.workspaceId}&limit[]=5`,
+      `workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[1]}`,
+      `workspaceId=${w.workspaceId}&fromDate[]=2026-01-01`,
+    ]) {
+      const res = await api.get(`/entries?${q}`, { token: w.token });
+      expectErrorBody(res, 400, 'BAD_REQUEST');
+      expect(res.body.message, q).toMatch(/takes one value/);
+    }
+    const named = await api.get(`/entries?workspaceId=${w.workspaceId}&limit[]=5`, { token: w.token });
+    expect(named.body.message).toBe('Query parameter "limit" takes one value: give it once, without [].');
+    expect(named.body.issues.map((i: { path: string[] }) => i.path[0])).toEqual(['limit']);
+    expectErrorBody(await api.get(`/entries/export/csv?workspaceId[]=${w.workspaceId}`, { token: w.token }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.get(`/reports/summary?workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[1]}`, { token: w.token }),
+      400,
+      'BAD_REQUEST',
+    );
+    // the 401 still comes first
+    expectErrorBody(await api.get(`/entries?workspaceId[]=${w.workspaceId}`), 401, 'UNAUTHORIZED');
   });
 
-  it('a scalar given two values is a 400, not one of them', async () => {
-    expectErrorBody(
-      await api.get(`/entries?workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[0]}&projectId[]=${w.projectIds[1]}`, {
-        token: w.token,
-      }),
-      400,
-      'BAD_REQUEST',
-    );
-    expectErrorBody(
-      await api.get(`/entries?workspaceId=${w.workspaceId}&workspaceId=${w.workspaceId}`, { token: w.token }),
-      400,
-      'BAD_REQUEST',
-    );
+  it('a scalar given twice is a 400, not one of them (even the same value twice)', async () => {
+    for (const q of [
+      `workspaceId=${w.workspaceId}&projectId[]=${w.projectIds[0]}&projectId[]=${w.projectIds[1]}`,
+      `workspaceId=${w.workspaceId}&workspaceId=${w.workspaceId}`,
+      `workspaceId=${w.workspaceId}&limit=5&limit=5`,
+      `workspaceId=${w.workspaceId}&projectId=${w.projectIds[0]}&projectId[]=${w.projectIds[0]}`,
+    ]) {
+      expectErrorBody(await api.get(`/entries?${q}`, { token: w.token }), 400, 'BAD_REQUEST');
+    }
+  });
+
+  it('every documented operation refuses every single-valued query parameter in the bracket form and given twice', async () => {
+    const accepted: string[] = [];
+    let count = 0;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+      for (const [method, op] of Object.entries(item)) {
+        if (!['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+        const security = (op.security ?? []) as object[];
+        if (!security.some((s) => 'Authorization' in s) && security.some((s) => Object.keys(s).length > 0)) continue;
+        const concrete = path.replace(/\{[^}]+\}/g, (m) => (/id$/i.test(m.slice(1, -1)) ? '00000000-0000-4000-8000-000000000001' : '1'));
+        const single = ((op.parameters ?? []) as { in: string; name: string; schema: { type?: string } }[]).filter(
+          (p) => p.in === 'query' && p.schema.type !== 'array',
+        );
+        for (const p of single) {
+          for (const q of [`${p.name}[]=1`, `${p.name}=1&${p.name}=1`]) {
+            const res = await api.request(method.toUpperCase(), `${concrete}?${q}`, { token: w.token });
+            count++;
+            if (res.status !== 400 || !String(res.body?.message).includes('takes one value'))
+              accepted.push(`${method} ${path}?${q} → ${res.status}`);
+          }
+        }
+      }
+    }
+    expect(count).toBeGreaterThan(100);
+    expect(accepted).toEqual([]);
   });
 
   it('the parser merges the spellings of one name and leaves other brackets alone', () => {

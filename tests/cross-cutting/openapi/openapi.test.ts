@@ -368,3 +368,19 @@ describe('GET /openapi.json', () => {
     expect(res.text === committed30Text, 'served text differs from openapi-3.0.json').toBe(true);
   });
 });
+
+describe('extraction status (CONTRACT §21: PENDING until the reading has run)', () => {
+  it('every extraction status the documents declare (REST responses and the document.extracted event) includes PENDING', () => {
+    const found: unknown[][] = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      const e = (node as { enum?: unknown[] }).enum;
+      if (Array.isArray(e) && e.includes('DONE') && e.includes('FAILED')) found.push(e);
+      Object.values(node).forEach(walk);
+    };
+    for (const file of [OPENAPI_FILE, OPENAPI_30_FILE]) walk(JSON.parse(readFileSync(file, 'utf8')));
+    expect(found.length).toBeGreaterThan(0);
+    for (const e of found) expect(e).toEqual(['PENDING', 'DONE', 'NONE', 'FAILED']);
+  });
+});

@@ -107,7 +107,11 @@ export async function fuzzOperation(world: FuzzWorld, op: Operation, runs: numbe
       try {
         const res = await send(world, req);
         result.byStatus[res.status] = (result.byStatus[res.status] ?? 0) + 1;
-        const problem = responseProblem(op, res);
+        const problem =
+          responseProblem(op, res) ??
+          (req.expect && (res.status !== req.expect.status || !req.expect.message.test(String(res.body?.message)))
+            ? `expected ${req.expect.status} ${req.expect.message}, got ${res.status} ${res.text.slice(0, 200)}`
+            : undefined);
         if (problem) result.failures.push({ request: describe(req), problem });
       } catch (err) {
         result.failures.push({ request: describe(req), problem: `request failed: ${(err as Error).message}` });

@@ -10,7 +10,12 @@ export type FuzzRequest = {
   url: string;
   headers: Record<string, string>;
   body?: string | Buffer | FormData;
+  /** an answer the contract fixes for this request (beyond "no 5xx, contract error bodies") */
+  expect?: { status: number; message: RegExp };
 };
+
+/** CONTRACT §1: a parameter that takes one value, bracketed (`workspaceId[]=1`) or given twice, is a 400 naming it. */
+const ONE_VALUE = { status: 400, message: /takes one value/ };
 
 const MIB = 1024 * 1024;
 
@@ -132,7 +137,7 @@ function multipartBody(m: {
 export function specialRequests(op: Operation, world: FuzzWorld): FuzzRequest[] {
   const url = concretePath(op, world);
   const auth = authHeaders(op, world);
-  const out: FuzzRequest[] = [{ kind: 'noAuth', method: op.method, url, headers: {} }];
+  const out: FuzzRequest[] = [{ kind: 'noAuth', method: op.method, url, headers: {} }, ...singleValuedAsLists(op, world)];
   if (op.body?.kind === 'json') {
     const limit = op.path === '/api/v1/ingest' ? 10 * MIB : MIB;
     const big = JSON.stringify({ entries: [{ description: 'x'.repeat(limit + 1024) }] });
@@ -200,6 +205,34 @@ export function specialRequests(op: Operation, world: FuzzWorld): FuzzRequest[] 
         }),
       },
     );
+  }
+  return out;
+}
+
+/**
+ * Every single-valued query parameter of the operation in the bracket form, with a value it takes (a real id where the
+ * world has one), and the first of them given twice: each must be the 400 of CONTRACT §1, whatever the value.
+ */
+function singleValuedAsLists(op: Operation, world: FuzzWorld): FuzzRequest[] {
+  const single = op.queryParams.filter((q) => q.schema.type !== 'array');
+  const auth = authHeaders(op, world);
+  const valueOf = (q: Operation['queryParams'][number]) =>
+    String(world.pools[q.name]?.[0] ?? fc.sample(schemaArb(q.schema, world.pools, q.name), { seed: 1, numRuns: 1 })[0]);
+  const urlWith = (q: Operation['queryParams'][number], given: string) => {
+    const rest = concretePath({ ...op, queryParams: op.queryParams.filter((x) => x !== q) }, world);
+    return `${rest}${rest.includes('?') ? '&' : '?'}${given}`;
+  };
+  const out: FuzzRequest[] = single.map((q) => ({
+    kind: 'bracketedSingle',
+    method: op.method,
+    url: urlWith(q, `${encodeURIComponent(q.name)}[]=${encodeURIComponent(valueOf(q))}`),
+    headers: auth,
+    expect: ONE_VALUE,
+  }));
+  const [first] = single;
+  if (first) {
+    const pair = `${encodeURIComponent(first.name)}=${encodeURIComponent(valueOf(first))}`;
+    out.push({ kind: 'repeatedSingle', method: op.method, url: urlWith(first, `${pair}&${pair}`), headers: auth, expect: ONE_VALUE });
   }
   return out;
 }

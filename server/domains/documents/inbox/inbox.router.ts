@@ -65,7 +65,8 @@ export const inboxRouter = router({
       op('POST', '/inbox/documents/{id}/attach', 'attachInboxDocument', TAG, 'Attach the document to an entry', [403, 404, 409], {
         description:
           'A REQUESTED document of that type on the entry is fulfilled by it; completeness is recomputed. 409 for an attached document, ' +
-          'a VOIDED or CANCELLED entry, or one in a closed period; 400 for an entry of another workspace.',
+          'a VOIDED or CANCELLED entry, or one in a closed period; 404 for an entry the caller cannot see (as for a missing one); ' +
+          '400 for an entry it sees in another workspace.',
       }),
     )
     .input(AttachInboxInput)

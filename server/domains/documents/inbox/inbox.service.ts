@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../../db/database.js';
-import { AppError, badRequest, conflict } from '../../../lib/errors.js';
+import { badRequest, conflict } from '../../../lib/errors.js';
 import { requirePermission, creatorOf, scope, type Actor } from '../../../lib/scope.js';
 import type {
   AttachInboxInput,
@@ -89,21 +89,18 @@ export async function deleteInboxDocument(actor: Actor, id: string): Promise<{ s
   return { success: true };
 }
 
-/** An entry named in a body: one the caller cannot see, or of another workspace, is a 400 (CONTRACT §2). */
+/**
+ * The entry an inbox document is attached to: one the caller cannot see (another workspace's, a project it does not
+ * reach) is a 404 exactly as a missing one (CONTRACT §2: never reveal that it exists); one it sees in a workspace
+ * other than the document's is a 400.
+ */
 async function entryInWorkspace(
   actor: Actor,
   entryId: number,
   workspaceId: number,
   tx: Parameters<typeof lockEntry>[2],
 ): Promise<EntryRow> {
-  let entry: EntryRow;
-  try {
-    entry = await lockEntry(actor, entryId, tx);
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'NOT_FOUND')
-      throw badRequest(`Entry ${entryId} is not an entry of the document's workspace`);
-    throw err;
-  }
+  const entry = await lockEntry(actor, entryId, tx);
   if (entry.workspace_id !== workspaceId) throw badRequest(`Entry ${entryId} is not an entry of the document's workspace`);
   return entry;
 }
