@@ -31,11 +31,12 @@ async function assertLineRefs(tx: Transaction, workspaceId: number, lines: Budge
 
 /** The lines, replaced as a set (their lineIndex is their position). */
 async function writeLines(tx: Transaction, budgetId: string, workspaceId: number, lines: BudgetLineInput[]): Promise<void> {
+  await db().query('DELETE FROM budget_lines WHERE budget_id = :id', { replacements: { id: budgetId }, transaction: tx });
   await db().query(
-    `WITH gone AS (DELETE FROM budget_lines WHERE budget_id = :id)
-     INSERT INTO budget_lines (budget_id, workspace_id, line_index, category_id, project_id, entry_type, amount_cents)
+    `INSERT INTO budget_lines (budget_id, workspace_id, line_index, category_id, project_id, entry_type, amount_cents)
      SELECT :id, :ws, l.n - 1, l.category_id, l.project_id, l.entry_type, l.amount_cents
-       FROM jsonb_to_recordset(CAST(:lines AS jsonb)) WITH ORDINALITY AS l(category_id uuid, project_id int, entry_type text, amount_cents bigint, n)`,
+       FROM ROWS FROM (jsonb_to_recordset(CAST(:lines AS jsonb)) AS (category_id uuid, project_id int, entry_type text, amount_cents bigint))
+            WITH ORDINALITY AS l(category_id, project_id, entry_type, amount_cents, n)`,
     {
       replacements: {
         id: budgetId,
