@@ -1,5 +1,17 @@
 import { z } from 'zod/v4';
-import { CentsValue, CurrencyValue, IntId, IntIdValue, IsoDate, NAME_MAX, NonBlankText, Text, Timestamp, Uuid, UuidValue } from './common.js';
+import {
+  CentsValue,
+  CurrencyValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  NAME_MAX,
+  NonBlankText,
+  Text,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
 import { EntryType, MAX_AMOUNT_CENTS } from './entries.js';
 
 /** Budgets (CONTRACT §25): a plan per month, quarter or year, with lines by category, project or the whole workspace. */

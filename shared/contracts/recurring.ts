@@ -1,5 +1,20 @@
 import { z } from 'zod/v4';
-import { BigIntIdValue, CountValue, Currency, CurrencyValue, IntId, IntIdValue, IsoDate, Page, PageQuery, Text, TEXT_MAX, Timestamp, Uuid, UuidValue } from './common.js';
+import {
+  BigIntIdValue,
+  CountValue,
+  Currency,
+  CurrencyValue,
+  IntId,
+  IntIdValue,
+  IsoDate,
+  Page,
+  PageQuery,
+  Text,
+  TEXT_MAX,
+  Timestamp,
+  Uuid,
+  UuidValue,
+} from './common.js';
 import { AmountCents, EntryType, MAX_ENTRY_TAGS, REFERENCE_MAX } from './entries.js';
 
 /** Recurring entries (CONTRACT §25): an entry kept once and made on the dates of an RFC 5545 RRULE. */

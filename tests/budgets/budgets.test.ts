@@ -15,7 +15,19 @@ import {
 } from '../support/factories/index.js';
 
 /** CONTRACT §25: budgets, budget-vs-actual and budget.exceeded over HTTP. */
-const BUDGET_KEYS = ['createdAt', 'createdBy', 'currency', 'id', 'lines', 'name', 'period', 'periods', 'startDate', 'updatedAt', 'workspaceId'];
+const BUDGET_KEYS = [
+  'createdAt',
+  'createdBy',
+  'currency',
+  'id',
+  'lines',
+  'name',
+  'period',
+  'periods',
+  'startDate',
+  'updatedAt',
+  'workspaceId',
+];
 
 let api: Api;
 let w: EntryWorld;
@@ -47,7 +59,10 @@ const createBudget = async (ws: EntryWorld, body: Record<string, unknown> = {}) 
 };
 const report = (ws: EntryWorld, budgetId: string, token = ws.token) => api.get('/reports/budget-vs-actual', { token, query: { budgetId } });
 const exceededEvents = async (ws: EntryWorld) => {
-  const res = await api.get('/webhook-events', { token: ws.token, query: { workspaceId: ws.workspaceId, type: 'budget.exceeded', limit: 100 } });
+  const res = await api.get('/webhook-events', {
+    token: ws.token,
+    query: { workspaceId: ws.workspaceId, type: 'budget.exceeded', limit: 100 },
+  });
   expectOk(res, 'webhook events');
   return res.body.items as any[];
 };
@@ -83,9 +98,17 @@ describe('budgets: create, read, update, delete', () => {
     expectErrorBody(await postBudget(w, { lines: [] }), 400, 'BAD_REQUEST');
     const many = Array.from({ length: 201 }, () => ({ entryType: 'EXPENSE', amountCents: 1 }));
     expectErrorBody(await postBudget(w, { lines: many }), 400, 'BAD_REQUEST');
-    expectErrorBody(await postBudget(w, { lines: [{ entryType: 'EXPENSE', amountCents: 1, projectId: other.projectId }] }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await postBudget(w, { lines: [{ entryType: 'EXPENSE', amountCents: 1, projectId: other.projectId }] }),
+      400,
+      'BAD_REQUEST',
+    );
     const foreignCat = await createCategory(other);
-    expectErrorBody(await postBudget(w, { lines: [{ entryType: 'EXPENSE', amountCents: 1, categoryId: foreignCat.id }] }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await postBudget(w, { lines: [{ entryType: 'EXPENSE', amountCents: 1, categoryId: foreignCat.id }] }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('writes need accounting.manage and the whole workspace; reads any member; another workspace’s budget is a 404', async () => {
@@ -112,13 +135,21 @@ describe('budgets: create, read, update, delete', () => {
     expect((await api.get('/budgets', { token: member.token, query: { workspaceId: w.workspaceId } })).status).toBe(200);
     expectErrorBody(await report(w, b.id, member.token), 403, 'FORBIDDEN');
     expectErrorBody(await postBudget(w, {}, member.token), 403, 'FORBIDDEN');
-    const scopedKey = await createKey(api, w.token, { workspaceId: w.workspaceId, permissions: ['accounting.manage'], projectIds: [w.projectId] });
+    const scopedKey = await createKey(api, w.token, {
+      workspaceId: w.workspaceId,
+      permissions: ['accounting.manage'],
+      projectIds: [w.projectId],
+    });
     expectErrorBody(await report(w, b.id, scopedKey.apiKey), 403, 'FORBIDDEN');
   });
 
   it('PATCH changes name, periods and lines; DELETE removes it', async () => {
     const b = await createBudget(w);
-    const patched = await api.patch(`/budgets/${b.id}`, { name: 'Revised', periods: 12, lines: [{ entryType: 'INCOME', amountCents: 5 }] }, { token: w.token });
+    const patched = await api.patch(
+      `/budgets/${b.id}`,
+      { name: 'Revised', periods: 12, lines: [{ entryType: 'INCOME', amountCents: 5 }] },
+      { token: w.token },
+    );
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Revised', periods: 12, lines: [{ lineIndex: 0, entryType: 'INCOME', amountCents: 5 }] });
     expectErrorBody(await api.patch(`/budgets/${b.id}`, { startDate: '2026-01-15' }, { token: w.token }), 400, 'BAD_REQUEST');

@@ -31,7 +31,10 @@ beforeAll(async () => {
 });
 
 const entriesOf = async (id: string) => {
-  const res = await api.get('/entries', { token: w.token, query: { workspaceId: w.workspaceId, limit: 100, sortBy: 'entryDate', sortOrder: 'ASC' } });
+  const res = await api.get('/entries', {
+    token: w.token,
+    query: { workspaceId: w.workspaceId, limit: 100, sortBy: 'entryDate', sortOrder: 'ASC' },
+  });
   expectOk(res, 'list entries');
   return (res.body.items as any[]).filter((e) => e.recurringEntryId === id);
 };
@@ -74,7 +77,10 @@ describe('recurring entries: create, read, update, deactivate', () => {
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ total: 2, limit: 20, offset: 0 });
     expect(all.body.items.map((r: any) => r.id)).toEqual([a.id, b.id]);
-    const second = await api.get('/recurring-entries', { token: ws.token, query: { workspaceId: ws.workspaceId, projectId: ws.projectIds[1] } });
+    const second = await api.get('/recurring-entries', {
+      token: ws.token,
+      query: { workspaceId: ws.workspaceId, projectId: ws.projectIds[1] },
+    });
     expect(second.body.items.map((r: any) => r.id)).toEqual([b.id]);
     const paged = await api.get('/recurring-entries', { token: ws.token, query: { workspaceId: ws.workspaceId, limit: 1, offset: 1 } });
     expect(paged.body).toMatchObject({ total: 2, items: [{ id: b.id }] });
@@ -150,7 +156,10 @@ describe('occurrences: made as POST /entries makes them, once', () => {
     const made = await run(ws, r.id, '2026-04-15');
     expect(made).toMatchObject({ created: 4, skipped: 0 });
     expect(made.entryIds).toHaveLength(4);
-    const res = await api.get('/entries', { token: ws.token, query: { workspaceId: ws.workspaceId, sortBy: 'entryDate', sortOrder: 'ASC' } });
+    const res = await api.get('/entries', {
+      token: ws.token,
+      query: { workspaceId: ws.workspaceId, sortBy: 'entryDate', sortOrder: 'ASC' },
+    });
     const entries = res.body.items as any[];
     expect(entries.map((e) => [e.entryDate, e.occurrenceDate, e.recurringEntryId])).toEqual(
       ['2026-01-01', '2026-02-01', '2026-03-01', '2026-04-01'].map((d) => [d, d, r.id]),
@@ -194,8 +203,16 @@ describe('occurrences: made as POST /entries makes them, once', () => {
     ]);
     const last = await occurrences(ws, r.id, '2027-01-01', '2027-12-31'); // the future alike, -1 = last day elsewhere
     expect(last.map((o) => o.occurrenceDate)).toHaveLength(7);
-    expectErrorBody(await api.get(`/recurring-entries/${r.id}/occurrences`, { token: ws.token, query: { from: '2026-01-01', to: '2027-01-02' } }), 400, 'BAD_REQUEST');
-    expectErrorBody(await api.get(`/recurring-entries/${r.id}/occurrences`, { token: ws.token, query: { from: '2026-02-01', to: '2026-01-01' } }), 400, 'BAD_REQUEST');
+    expectErrorBody(
+      await api.get(`/recurring-entries/${r.id}/occurrences`, { token: ws.token, query: { from: '2026-01-01', to: '2027-01-02' } }),
+      400,
+      'BAD_REQUEST',
+    );
+    expectErrorBody(
+      await api.get(`/recurring-entries/${r.id}/occurrences`, { token: ws.token, query: { from: '2026-02-01', to: '2026-01-01' } }),
+      400,
+      'BAD_REQUEST',
+    );
   });
 
   it('an occurrence in a closed period, or one the create refuses, is SKIPPED with the reason and never retried', async () => {
@@ -248,12 +265,19 @@ describe('occurrences: made as POST /entries makes them, once', () => {
     const ws = await entryWorld(api);
     const r = await createRecurring(ws);
     await run(ws, r.id, '2026-02-01');
-    const patched = await api.patch(`/recurring-entries/${r.id}`, { template: { entryType: 'EXPENSE', amountCents: 160_000, baseCurrency: 'USD' } }, { token: ws.token });
+    const patched = await api.patch(
+      `/recurring-entries/${r.id}`,
+      { template: { entryType: 'EXPENSE', amountCents: 160_000, baseCurrency: 'USD' } },
+      { token: ws.token },
+    );
     expect(patched.status).toBe(200);
     expect(patched.body.template).toMatchObject({ amountCents: 160_000, toPartyId: null, description: null });
     expectErrorBody(await api.patch(`/recurring-entries/${r.id}`, { rrule: 'FREQ=SECONDLY' }, { token: ws.token }), 400, 'BAD_REQUEST');
     await run(ws, r.id, '2026-03-01');
-    const res = await api.get('/entries', { token: ws.token, query: { workspaceId: ws.workspaceId, sortBy: 'entryDate', sortOrder: 'ASC' } });
+    const res = await api.get('/entries', {
+      token: ws.token,
+      query: { workspaceId: ws.workspaceId, sortBy: 'entryDate', sortOrder: 'ASC' },
+    });
     expect(res.body.items.map((e: any) => e.amountCents)).toEqual([150_000, 150_000, 160_000]);
 
     const gone = await api.del(`/recurring-entries/${r.id}`, { token: ws.token });

@@ -5,7 +5,13 @@ import type { Actor } from '../../lib/scope.js';
 import type { BudgetObject, BudgetPeriod } from '../../../shared/contracts/budgets.js';
 import type { EntryType } from '../../../shared/contracts/entries.js';
 
-export type BudgetLineRow = { line_index: number; category_id: string | null; project_id: number | null; entry_type: EntryType; amount_cents: number };
+export type BudgetLineRow = {
+  line_index: number;
+  category_id: string | null;
+  project_id: number | null;
+  entry_type: EntryType;
+  amount_cents: number;
+};
 export type BudgetRow = {
   id: string;
   workspace_id: number;
@@ -48,7 +54,11 @@ const BUDGETS_SQL = (where: string, tail = 'ORDER BY b.created_at, b.id') => `
     FROM budgets b WHERE ${where} ${tail}`;
 
 export async function budgetRows(tx: Transaction | undefined, workspaceId: number): Promise<BudgetRow[]> {
-  return db().query<BudgetRow>(BUDGETS_SQL('b.workspace_id = :ws'), { replacements: { ws: workspaceId }, type: QueryTypes.SELECT, transaction: tx });
+  return db().query<BudgetRow>(BUDGETS_SQL('b.workspace_id = :ws'), {
+    replacements: { ws: workspaceId },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
 }
 
 /** Whether the actor reaches the workspace at all (a member, or a member of one of its projects). */

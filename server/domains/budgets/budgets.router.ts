@@ -51,10 +51,18 @@ export const budgetsRouter = router({
     .mutation(({ ctx, input }) => budgets.deleteBudget(ctx.actor, input)),
   vsActual: authedProcedure
     .meta(
-      op('GET', '/reports/budget-vs-actual', 'getBudgetVsActual', 'Reports', 'A budget against the actual amounts of its periods', [403, 404], {
-        description:
-          'actualCents sums amountBaseCents of the entries the reports count (PENDING, UNDER_REVIEW, COMPLETED) of the line’s type, category or project in the period; varianceCents = budgetCents − actualCents; usedPercent = actual ÷ budget × 100, one decimal (null for a budget of 0). Members of the whole workspace only: project members get 403.',
-      }),
+      op(
+        'GET',
+        '/reports/budget-vs-actual',
+        'getBudgetVsActual',
+        'Reports',
+        'A budget against the actual amounts of its periods',
+        [403, 404],
+        {
+          description:
+            'actualCents sums amountBaseCents of the entries the reports count (PENDING, UNDER_REVIEW, COMPLETED) of the line’s type, category or project in the period; varianceCents = budgetCents − actualCents; usedPercent = actual ÷ budget × 100, one decimal (null for a budget of 0). Members of the whole workspace only: project members get 403.',
+        },
+      ),
     )
     .input(BudgetVsActualQuery)
     .output(BudgetVsActual)

@@ -3,7 +3,13 @@ import { db, transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { badRequest } from '../../lib/errors.js';
 import { creatorOf, scope, type Actor } from '../../lib/scope.js';
-import type { BudgetLineInput, BudgetObject, BudgetPeriod, CreateBudgetInput, UpdateBudgetInput } from '../../../shared/contracts/budgets.js';
+import type {
+  BudgetLineInput,
+  BudgetObject,
+  BudgetPeriod,
+  CreateBudgetInput,
+  UpdateBudgetInput,
+} from '../../../shared/contracts/budgets.js';
 import { budgetRows, loadBudget, presentBudget } from './budget-rows.js';
 
 /** 400 unless `startDate` is the first day of a period of that kind. */
@@ -42,7 +48,12 @@ async function writeLines(tx: Transaction, budgetId: string, workspaceId: number
         id: budgetId,
         ws: workspaceId,
         lines: JSON.stringify(
-          lines.map((l) => ({ category_id: l.categoryId ?? null, project_id: l.projectId ?? null, entry_type: l.entryType, amount_cents: l.amountCents })),
+          lines.map((l) => ({
+            category_id: l.categoryId ?? null,
+            project_id: l.projectId ?? null,
+            entry_type: l.entryType,
+            amount_cents: l.amountCents,
+          })),
         ),
       },
       transaction: tx,

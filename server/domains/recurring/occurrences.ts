@@ -155,7 +155,10 @@ export async function listOccurrences(actor: Actor, input: { id: string; from: s
     { replacements: { id: r.id, from: input.from, to: input.to }, type: QueryTypes.SELECT },
   );
   const byDate = new Map<string, OccurrenceObject>(
-    recorded.map((o) => [o.date, { occurrenceDate: o.date, status: o.status, entryId: o.entry_id === null ? null : Number(o.entry_id), reason: o.reason }]),
+    recorded.map((o) => [
+      o.date,
+      { occurrenceDate: o.date, status: o.status, entryId: o.entry_id === null ? null : Number(o.entry_id), reason: o.reason },
+    ]),
   );
   if (r.is_active) {
     const last = await lastRecorded(undefined, r.id);

@@ -30,7 +30,16 @@ export const recurringRouter = router({
     .output(RecurringEntryObject)
     .mutation(({ ctx, input }) => recurring.createRecurring(ctx.actor, input)),
   list: authedProcedure
-    .meta(op('GET', '/recurring-entries', 'listRecurringEntries', TAG, 'Recurring entries of a workspace (project members: their projects’)', [403]))
+    .meta(
+      op(
+        'GET',
+        '/recurring-entries',
+        'listRecurringEntries',
+        TAG,
+        'Recurring entries of a workspace (project members: their projects’)',
+        [403],
+      ),
+    )
     .input(ListRecurringEntriesQuery)
     .output(RecurringEntryPage)
     .query(({ ctx, input }) => recurring.listRecurring(ctx.actor, input)),

@@ -58,7 +58,13 @@ export function validateRrule(rrule: string): void {
     if (!PARTS.includes(name)) throw badRequest(`RRULE part ${name || '(empty)'} is not supported (allowed: ${PARTS.join(', ')})`);
     if (eq < 0) throw badRequest(`RRULE part ${name} has no value`);
     if (parts.has(name)) throw badRequest(`RRULE part ${name} is given twice`);
-    parts.set(name, piece.slice(eq + 1).trim().toUpperCase());
+    parts.set(
+      name,
+      piece
+        .slice(eq + 1)
+        .trim()
+        .toUpperCase(),
+    );
   }
   const freq = parts.get('FREQ');
   if (freq === undefined) throw badRequest('RRULE part FREQ is required');
