@@ -11,8 +11,9 @@ export const OPERATION_DESCRIPTIONS: Record<string, string> = {
   listRecurringEntries:
     'The recurring entries of a workspace, oldest first, paged; project members see those of their projects. `projectId` narrows to one project.',
   getRecurringEntry: 'One recurring entry with its template, rule, window and the next date the scheduler makes.',
-  listBudgets: 'The budgets of a workspace, oldest first, with their lines (any member, project members included).',
-  getBudget: 'One budget with its lines (any member of its workspace).',
+  listBudgets:
+    'The budgets of a workspace, oldest first, with their lines (any member of the whole workspace; project members get 403, as on the report).',
+  getBudget: 'One budget with its lines (any member of its workspace; project members get 403).',
   updateBudget:
     'Changes the name, period kind, start, number of periods or lines (replaced as a whole, numbered by position). A change of the lines or periods forgets which lines were reported exceeded.',
   deleteBudget: 'Deletes the budget and its lines.',

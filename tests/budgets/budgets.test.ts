@@ -132,7 +132,9 @@ describe('budgets: create, read, update, delete', () => {
 
     const member = await actor(api);
     await addProjectMember(w.projectIds[1], member.id);
-    expect((await api.get('/budgets', { token: member.token, query: { workspaceId: w.workspaceId } })).status).toBe(200);
+    // a budget plans the whole workspace: project members get 403 on every budget read, as on its report
+    expectErrorBody(await api.get('/budgets', { token: member.token, query: { workspaceId: w.workspaceId } }), 403, 'FORBIDDEN');
+    expectErrorBody(await api.get(`/budgets/${b.id}`, { token: member.token }), 403, 'FORBIDDEN');
     expectErrorBody(await report(w, b.id, member.token), 403, 'FORBIDDEN');
     expectErrorBody(await postBudget(w, {}, member.token), 403, 'FORBIDDEN');
     const scopedKey = await createKey(api, w.token, {

@@ -30,12 +30,12 @@ export const budgetsRouter = router({
     .output(BudgetObject)
     .mutation(({ ctx, input }) => budgets.createBudget(ctx.actor, input)),
   list: authedProcedure
-    .meta(op('GET', '/budgets', 'listBudgets', TAG, 'Budgets of a workspace (any member)', [403]))
+    .meta(op('GET', '/budgets', 'listBudgets', TAG, 'Budgets of a workspace (its members; project members: 403)', [403]))
     .input(ListBudgetsQuery)
     .output(z.array(BudgetObject).max(BUDGETS_PER_LIST_MAX))
     .query(({ ctx, input }) => budgets.listBudgets(ctx.actor, input)),
   get: authedProcedure
-    .meta(op('GET', '/budgets/{id}', 'getBudget', TAG, 'A budget', [404]))
+    .meta(op('GET', '/budgets/{id}', 'getBudget', TAG, 'A budget', [403, 404]))
     .input(BudgetIdInput)
     .output(BudgetObject)
     .query(({ ctx, input }) => budgets.getBudget(ctx.actor, input)),

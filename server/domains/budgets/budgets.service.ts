@@ -89,14 +89,19 @@ export async function createBudget(actor: Actor, input: CreateBudgetInput): Prom
   });
 }
 
-/** Any member of the workspace, project members included. */
+/**
+ * Any member of the workspace. A budget plans the whole workspace: members of some of its projects only get 403, as on
+ * its report (CONTRACT §25), so no route shows them the other projects' plan.
+ */
 export async function listBudgets(actor: Actor, input: { workspaceId: number }): Promise<BudgetObject[]> {
-  scope.workspaceReach(actor, input.workspaceId);
+  scope.requireWorkspaceMember(actor, input.workspaceId);
   return (await budgetRows(undefined, input.workspaceId)).map(presentBudget);
 }
 
 export async function getBudget(actor: Actor, input: { id: string }): Promise<BudgetObject> {
-  return presentBudget(await loadBudget(actor, input.id));
+  const row = await loadBudget(actor, input.id);
+  scope.requireWorkspaceMember(actor, row.workspace_id);
+  return presentBudget(row);
 }
 
 /** PATCH: a change of the lines replaces them, and forgets which of them were reported exceeded. */
