@@ -4,4 +4,6 @@
  */
 export { recurringRouter } from './recurring.router.js';
 export { createRecurring } from './recurring.service.js';
+/** For the demo seed (every other caller goes through the router). */
+export { runRecurring } from './occurrences.js';
 export { runDueRecurring, startRecurringScheduler, DUE_QUEUE, type RecurringScheduler } from './scheduler.js';
