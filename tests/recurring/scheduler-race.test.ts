@@ -53,6 +53,15 @@ describe('the recurring scheduler', () => {
       const listed = await occurrences(w, daily.id, start, todayUtc());
       expect(listed.every((o) => o.status === 'CREATED')).toBe(true);
       expect(listed).toHaveLength(daysSince(start));
+      // held by PostgreSQL, whatever the code: a second row for a made occurrence is refused
+      const made = dailyRows[0];
+      await expect(
+        db().query(
+          `INSERT INTO recurring_occurrences (recurring_entry_id, workspace_id, occurrence_date, status, reason)
+           VALUES (:id, :ws, :date, 'SKIPPED', 'again')`,
+          { replacements: { id: daily.id, ws: w.workspaceId, date: made.occurrence_date } },
+        ),
+      ).rejects.toMatchObject({ name: 'SequelizeUniqueConstraintError' });
       const next = await api.get(`/recurring-entries/${daily.id}`, { token: w.token });
       expect(next.body.nextOccurrence).toBe(daysAgo(-1));
     } finally {
