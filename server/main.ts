@@ -18,6 +18,7 @@ import { wireDomainReactions } from './domains/reactions.js';
 import { startSyncScheduler } from './domains/accounting/index.js';
 import { startDeliveryWorker, trustOwnReceiver } from './domains/outbound-webhooks/index.js';
 import { startExtractionWorker } from './domains/documents/index.js';
+import { startRecurringScheduler } from './domains/recurring/index.js';
 
 const EMBEDDED_DB = 'finance';
 
@@ -79,6 +80,7 @@ async function main(): Promise<void> {
   trustOwnReceiver(demoReceiver);
   const webhookWorker = startDeliveryWorker(); // outbound webhook deliveries (CONTRACT §15)
   const extractionWorker = await startExtractionWorker(databaseUrl); // documents read after commit (pg-boss, CONTRACT §21)
+  const recurringScheduler = await startRecurringScheduler(databaseUrl); // occurrences of recurring entries (pg-boss, CONTRACT §25)
   // expired Idempotency-Key responses go even when no keyed request comes to purge them on its way (CONTRACT §1)
   const purge = setInterval(() => purgeExpiredKeys().catch((err: unknown) => logger.warn({ err }, 'idempotency purge failed')), 3_600_000);
   purge.unref();
@@ -120,6 +122,7 @@ async function main(): Promise<void> {
     await syncScheduler.stop();
     await webhookWorker.stop();
     await extractionWorker.stop();
+    await recurringScheduler.stop();
     await closeDatabase();
     await embedded?.stop();
     logger.info('stopped');

@@ -18,6 +18,7 @@ import { rulesScenarios, side } from './rules-scenario.js';
 import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
 import { listPagesScenarios } from './list-pages-scenario.js';
 import { mcpScenarios } from './mcp-scenario.js';
+import { budgetScenario } from './budget-scenario.js';
 
 export type BenchSettings = {
   entries: number;
@@ -248,6 +249,10 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
         return fxReportScenario(c, r);
       });
     }
+    await step('report budget-vs-actual', async () => {
+      await (valued ??= ensureValuations(c.url, c.dataset.workspaceId, c.log)); // amountBaseCents, as the report reads
+      return budgetScenario(c, client);
+    });
     await step('CSV export', () => exportScenario(c));
     await step('POST /entries', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));

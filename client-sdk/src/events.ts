@@ -7,6 +7,8 @@ type Review = RouterOutputs['accountingReviews']['get'];
 type Sync = RouterOutputs['accountingSync']['resolveConflict'];
 type Period = RouterOutputs['periods']['get'];
 type WebhookEndpoint = RouterOutputs['webhooks']['getEndpoint'];
+/** CONTRACT §25: a budget line and period whose actual went past its budget. */
+export type BudgetExceeded = { budgetId: string; lineIndex: number; period: string; budgetCents: number; actualCents: number };
 
 /** What each event type carries (CONTRACT §15): `data.object`, and for some types more fields of `data`. */
 export interface WebhookEventPayloads {
@@ -34,6 +36,8 @@ export interface WebhookEventPayloads {
   'period.closed': { object: Period };
   'period.reopened': { object: Period };
   'bank_statement.imported': { object: StatementObject };
+  /** Once per budget line and period, when an entry took its actual past its budget (CONTRACT §25). */
+  'budget.exceeded': { object: BudgetExceeded };
   /** Sent by `POST /webhook-endpoints/{id}/test`: object is the endpoint. */
   'webhook.test': { object: WebhookEndpoint };
 }

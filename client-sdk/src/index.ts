@@ -27,7 +27,7 @@ export {
 } from './errors.js';
 export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, newIdempotencyKey } from './retry.js';
 export type { Credentials } from './auth.js';
-export type { WebhookEvent, WebhookEventPayloads, WebhookEventType } from './events.js';
+export type { BudgetExceeded, WebhookEvent, WebhookEventPayloads, WebhookEventType } from './events.js';
 export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from './rest.js';
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';

@@ -4,6 +4,7 @@ import { entryChangeReactions, reviewReactions } from './accounting/index.js';
 import { bankingReactions } from './banking/index.js';
 import { ruleReactions } from './rules/index.js';
 import { valuate, valuationSql } from './fx/index.js';
+import { budgetReactions } from './budgets/index.js';
 
 /**
  * Every reaction of another domain to a change the ledger core makes, in one place (DESIGN §2a).
@@ -27,6 +28,8 @@ export function wireDomainReactions(): void {
       // webhooks: entry.created (entry.refunded / reimbursed / corrected for a derived entry), as inserted
       // (unless the insert wrote them already: createdOutbox)
       if (!soFar.published) await entryEvents.created(tx, created, derived);
+      // budgets: budget.exceeded for each budget line and period the new entries took past its budget (CONTRACT §25)
+      await budgetReactions.afterEntriesChanged(tx, created);
       // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW);
       // skipped when the create found no such connection (newEntrySql.reviewsDue)
       if (soFar.reviewsDue === false) return [];
@@ -45,6 +48,8 @@ export function wireDomainReactions(): void {
     async entryEdited(tx, before, after, actor) {
       // webhooks: entry.updated
       await entryEvents.updated(tx, after);
+      // budgets: budget.exceeded when the edit took a line past its budget
+      await budgetReactions.afterEntriesChanged(tx, [after]);
       // accounting: a CHANGES_REQUESTED review goes back in the queue (a PENDING entry moves UNDER_REVIEW),
       // and SYNCED copies become STALE
       return entryChangeReactions.afterEntryEdited(tx, after, actor);
@@ -52,6 +57,8 @@ export function wireDomainReactions(): void {
     async entryStatusChanged(tx, before, after, actor) {
       // webhooks: entry.voided or entry.status_changed
       await entryEvents.statusChanged(tx, before, after);
+      // budgets: budget.exceeded when the entry counts again (e.g. REJECTED → PENDING) and takes a line past its budget
+      await budgetReactions.afterEntriesChanged(tx, [after]);
       // accounting: open reviews of a voided or cancelled entry are CANCELLED, and a void makes SYNCED copies
       // STALE (a push then voids them externally)
       if (after.entry_status === 'VOIDED' || after.entry_status === 'CANCELLED')

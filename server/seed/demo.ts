@@ -7,6 +7,7 @@ import { seedDemoAccounting } from './demo-accounting.js';
 import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
+import { seedDemoRecurring } from './demo-recurring.js';
 import { seedDemoFxRates } from './demo-fx.js';
 import { seedDemoApiKey } from './demo-api-key.js';
 import { seedDemoShowcase } from './demo-showcase.js';
@@ -85,6 +86,7 @@ async function seedEmptyDatabase(adminEmail: string, today: Date, opts: DemoOpti
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
     await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoRecurring(seedActor(admin.id, base.workspaceId), base, today); // CONTRACT §25: rent, salary, a budget
     await seedDemoWebhooks(admin.id, base, opts.webhookReceiverUrl ?? null); // before the showcase: its events are delivered
     await seedDemoShowcase(seedActor(admin.id, base.workspaceId), base, today);
     const apiKey = await seedDemoApiKey(seedActor(admin.id, base.workspaceId), base.workspaceId);

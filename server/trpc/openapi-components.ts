@@ -2,6 +2,8 @@ import { z } from 'zod/v4';
 import * as accounting from '../../shared/contracts/accounting.js';
 import * as auth from '../../shared/contracts/auth.js';
 import * as banking from '../../shared/contracts/banking.js';
+import * as budgets from '../../shared/contracts/budgets.js';
+import * as recurring from '../../shared/contracts/recurring.js';
 import * as documents from '../../shared/contracts/documents.js';
 import * as entries from '../../shared/contracts/entries.js';
 import * as fx from '../../shared/contracts/fx.js';
@@ -136,6 +138,18 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [fx.RateSource, 'FxRateSource'],
   [fx.ImportFxRatesResult, 'FxRatesImportResult'],
   [fx.RevalueResult, 'RevalueResult'],
+  // §25 recurring entries and budgets
+  [recurring.RecurringEntryObject, 'RecurringEntry'],
+  [recurring.RecurringTemplate, 'RecurringTemplate'],
+  [recurring.RecurringEntryPage, 'RecurringEntryPage'],
+  [recurring.OccurrenceObject, 'RecurringOccurrence'],
+  [recurring.OccurrenceStatus, 'OccurrenceStatus'],
+  [recurring.RunRecurringEntryResult, 'RecurringRunResult'],
+  [budgets.BudgetObject, 'Budget'],
+  [budgets.BudgetLine, 'BudgetLine'],
+  [budgets.BudgetPeriod, 'BudgetPeriod'],
+  [budgets.BudgetVsActual, 'BudgetVsActual'],
+  [budgets.BudgetVsActualLine, 'BudgetVsActualLine'],
 ];
 
 let registered = false;

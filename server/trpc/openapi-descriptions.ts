@@ -7,6 +7,16 @@ import type { OpenAPIObject } from 'trpc-to-openapi';
  * wins over this table.
  */
 export const OPERATION_DESCRIPTIONS: Record<string, string> = {
+  // §25 recurring entries and budgets
+  listRecurringEntries:
+    'The recurring entries of a workspace, oldest first, paged; project members see those of their projects. `projectId` narrows to one project.',
+  getRecurringEntry: 'One recurring entry with its template, rule, window and the next date the scheduler makes.',
+  listBudgets:
+    'The budgets of a workspace, oldest first, with their lines (any member of the whole workspace; project members get 403, as on the report).',
+  getBudget: 'One budget with its lines (any member of its workspace; project members get 403).',
+  updateBudget:
+    'Changes the name, period kind, start, number of periods or lines (replaced as a whole, numbered by position). A change of the lines or periods forgets which lines were reported exceeded.',
+  deleteBudget: 'Deletes the budget and its lines.',
   // §4 auth
   login:
     'Exchanges email and password for a 15-minute bearer token. A wrong email or password is a 401 with the same message. ' +
@@ -216,6 +226,8 @@ const OBJECT_OF_SEGMENT: Record<string, string> = {
   documents: 'document',
   'api-keys': 'API key',
   inbox: 'inbox document',
+  'recurring-entries': 'recurring entry',
+  budgets: 'budget',
 };
 
 /** Parameters by name, in the words of CONTRACT §3, §5 and the reports. */
@@ -254,6 +266,7 @@ export const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   asOf: 'The date the status is computed for (YYYY-MM-DD, default today)',
   type: 'Only this event type',
   since: 'Only events created at or after this instant',
+  budgetId: 'The budget’s id',
 };
 
 type Parameter = { name?: string; in?: string; description?: string; $ref?: string };

@@ -19,7 +19,24 @@ const OBJECT_OF_PREFIX: Record<string, string> = {
   sync: 'SyncRecord',
   period: 'Period',
   bank_statement: 'BankStatement',
+  budget: 'BudgetExceeded',
   webhook: 'WebhookEndpoint',
+};
+
+/** Objects only events carry (no operation returns them, so the document would not name them otherwise). */
+const EVENT_ONLY_OBJECTS: Record<string, object> = {
+  BudgetExceeded: {
+    type: 'object',
+    description: 'A budget line and period whose actual went past its budget (CONTRACT §25)',
+    required: ['budgetId', 'lineIndex', 'period', 'budgetCents', 'actualCents'],
+    properties: {
+      budgetId: { type: 'string', format: 'uuid', maxLength: 36 },
+      lineIndex: { type: 'integer', format: 'int32', minimum: 0, maximum: INT32_MAX },
+      period: { type: 'string', maxLength: 7, description: 'YYYY-MM, YYYY-Qn or YYYY' },
+      budgetCents: { type: 'integer', format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      actualCents: { type: 'integer', format: 'int64', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+    },
+  },
 };
 
 const ENTRY_ID = { type: 'integer', format: 'int64', minimum: 1, maximum: Number.MAX_SAFE_INTEGER };
@@ -59,6 +76,8 @@ const WHAT: Record<string, string> = {
   'period.closed': 'An accounting period was closed: its entries are locked.',
   'period.reopened': 'A closed accounting period was reopened.',
   'bank_statement.imported': 'A bank statement was imported and stored.',
+  'budget.exceeded':
+    'An entry took a budget line’s actual past its budget in a period: sent once per line and period, from the transaction of that entry.',
   'webhook.test': 'Sent by `POST /webhook-endpoints/{id}/test` to that endpoint only; `object` is the endpoint.',
 };
 
@@ -134,6 +153,7 @@ export function addWebhooks(doc: OpenAPIObject, { asExtension = false } = {}): v
   doc.components ??= {};
   const schemas = (doc.components.schemas ??= {}) as Record<string, object>;
   const webhooks: Record<string, object> = {};
+  for (const [name, schema] of Object.entries(EVENT_ONLY_OBJECTS)) schemas[name] ??= schema;
   for (const type of WEBHOOK_EVENT_TYPES) {
     const name = componentName(type);
     schemas[name] = eventSchema(type);

@@ -21,6 +21,8 @@ import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../do
 import { webhooksRouter } from '../domains/outbound-webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
+import { recurringRouter } from '../domains/recurring/index.js';
+import { budgetsRouter } from '../domains/budgets/index.js';
 import { benchBaselineRouters } from './bench-baseline.router.js';
 
 export const appRouter = router({
@@ -50,6 +52,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   rules: rulesRouter,
   fx: fxRouter,
+  recurringEntries: recurringRouter,
+  budgets: budgetsRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

@@ -70,6 +70,8 @@ export const EntryObject = z.object({
   createdAt: Timestamp,
   updatedAt: Timestamp,
   ...EntryValuation.shape,
+  recurringEntryId: UuidValue.nullable().describe('the recurring entry this entry is an occurrence of (CONTRACT §25)'),
+  occurrenceDate: IsoDate.nullable().describe('the occurrence’s date in its recurring entry’s rule (CONTRACT §25)'),
 });
 
 export const EntryItem = z.object({

@@ -26,8 +26,8 @@ export const RULE_PATTERN_MAX = 200;
 export const RULE_IN_MAX = 100;
 export const RULE_PREVIEW_LIMIT_MAX = 100;
 
-/** DOCUMENT: an entry created from an inbox document (CONTRACT §21); a rule runs on it only when it names it. */
-export const RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK', 'DOCUMENT'] as const;
+/** DOCUMENT: an entry created from an inbox document (CONTRACT §21); RECURRING: an occurrence of a recurring entry (§25); a rule runs on those only when it names them. */
+export const RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK', 'DOCUMENT', 'RECURRING'] as const;
 /** The triggers of a rule that names none (CONTRACT §16: "default all three"). */
 export const DEFAULT_RULE_TRIGGERS = ['CREATE', 'INGEST', 'BANK'] as const;
 export const RuleTrigger = z.enum(RULE_TRIGGERS);

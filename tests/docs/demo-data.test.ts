@@ -32,6 +32,31 @@ beforeAll(async () => {
 afterAll(() => trustOwnReceiver(null));
 
 describe('demo data', () => {
+  it('has a monthly rent and a salary made up to the seed day, and a budget with its report (CONTRACT §25)', async () => {
+    const list = await api.get('/recurring-entries', { token, query: { workspaceId } });
+    expect(list.status).toBe(200);
+    const byDescription = new Map(list.body.items.map((r: any) => [r.template.description, r]));
+    const rent: any = byDescription.get('Office rent (monthly)');
+    const salary: any = byDescription.get('Salary, operations lead');
+    expect(rent).toMatchObject({ rrule: 'FREQ=MONTHLY;BYMONTHDAY=1', isActive: true, nextOccurrence: '2026-07-01' });
+    expect(salary.rrule).toBe('FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1');
+    const made = await api.get(`/recurring-entries/${rent.id}/occurrences`, { token, query: { from: '2026-03-01', to: '2026-07-31' } });
+    expect(made.body.map((o: any) => [o.occurrenceDate, o.status === 'SCHEDULED' ? 'SCHEDULED' : 'MADE'])).toEqual([
+      ['2026-03-01', 'MADE'],
+      ['2026-04-01', 'MADE'],
+      ['2026-05-01', 'MADE'],
+      ['2026-06-01', 'MADE'],
+      ['2026-07-01', 'SCHEDULED'],
+    ]);
+    const budgets = await api.get('/budgets', { token, query: { workspaceId } });
+    expect(budgets.body).toHaveLength(1);
+    const report = await api.get('/reports/budget-vs-actual', { token, query: { budgetId: budgets.body[0].id } });
+    expect(report.status).toBe(200);
+    expect(report.body.periods).toHaveLength(12);
+    expect(report.body.periods.at(-1).label).toBe('2026-06'); // the year up to the seed's month
+    expect(report.body.periods.some((p: any) => p.lines[0].actualCents > 0)).toBe(true);
+  });
+
   it('has a correction: the original VOIDED, its replacement linked as CORRECTION with the new amount', async () => {
     const [link] = await rows<{ original: number; replacement: number }>(
       `SELECT l.original_entry_id AS original, l.derived_entry_id AS replacement FROM entry_links l

@@ -99,6 +99,8 @@ describe('POST /entries', () => {
       fxRate: null,
       fxRateDate: null,
       amountBaseCents: null,
+      recurringEntryId: null,
+      occurrenceDate: null,
     });
     expect(Number.isInteger(res.body.id) && res.body.id > 0).toBe(true);
 

@@ -38,6 +38,8 @@ export const ENTRY_KEYS = [
   'fxRate',
   'fxRateDate',
   'amountBaseCents',
+  'recurringEntryId',
+  'occurrenceDate',
 ].sort();
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;

@@ -41,7 +41,7 @@ SELECT
   e.id, e.workspace_id, e.project_id, e.entry_source_id, e.entry_type, e.entry_status, e.status_reason,
   e.base_currency, e.amount_cents, e.from_party_id, e.to_party_id, e.entry_date, e.description, e.reference,
   e.is_reconciled, e.reconciled_at, e.reconciled_by, e.exclude_from_sync, e.is_complete, e.category_id,
-  e.created_by, e.created_at, e.updated_at, e.fx_rate, e.fx_rate_date, e.amount_base_cents,
+  e.created_by, e.created_at, e.updated_at, e.fx_rate, e.fx_rate_date, e.amount_base_cents, e.recurring_entry_id, e.occurrence_date,
   COALESCE((SELECT json_agg(json_build_object(
       'id', i.id, 'description', i.description, 'quantity', i.quantity::float8, 'unitAmountCents', i.unit_amount_cents,
       'amountCents', i.amount_cents, 'categoryId', i.category_id) ORDER BY i.position)

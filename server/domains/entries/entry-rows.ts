@@ -33,6 +33,9 @@ export type EntryRow = {
   fx_rate: string | null;
   fx_rate_date: string | null;
   amount_base_cents: number | null;
+  /** CONTRACT §25: the recurring entry and date of the occurrence this entry is (both null otherwise) */
+  recurring_entry_id: string | null;
+  occurrence_date: string | null;
 };
 
 /** The entry row as the contract shows it (CONTRACT §5). */
@@ -64,6 +67,8 @@ export function presentEntry(r: EntryRow): EntryObject {
     fxRate: r.fx_rate,
     fxRateDate: r.fx_rate_date,
     amountBaseCents: r.amount_base_cents,
+    recurringEntryId: r.recurring_entry_id ?? null,
+    occurrenceDate: r.occurrence_date ?? null,
   };
 }
 

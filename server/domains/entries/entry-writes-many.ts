@@ -29,6 +29,8 @@ const COLUMN_TYPES: Record<(typeof ENTRY_COLUMNS)[number], string> = {
   amount_base_cents: 'bigint',
   integration_id: 'uuid',
   external_id: 'text',
+  recurring_entry_id: 'uuid',
+  occurrence_date: 'date',
 };
 
 /**

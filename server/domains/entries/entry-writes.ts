@@ -27,6 +27,9 @@ export type NewEntry = {
   tagIds?: number[];
   /** CONTRACT §17: fx_rate, fx_rate_date, amount_base_cents (none: all null) */
   valuation?: EntryValuation;
+  /** CONTRACT §25: the recurring entry and date this entry is the occurrence of (both or neither) */
+  recurringEntryId?: string | null;
+  occurrenceDate?: string | null;
 };
 
 /** An id for an entry about to be inserted (its first event is hashed before the insert). */
@@ -63,6 +66,8 @@ export const ENTRY_COLUMNS = [
   'amount_base_cents',
   'integration_id',
   'external_id',
+  'recurring_entry_id',
+  'occurrence_date',
 ] as const;
 
 /**
@@ -80,7 +85,7 @@ export const insertEntriesSql = (rows: string, tail = ''): string =>
 /**
  * The entry with its items, payments, tags (with their ranks: migration 0021) and ENTRY_CREATED event, in one statement (a new
  * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked), and
- * with `outbox` its outbound events (CTEs of webhooks' outbox over parameter $24). Bind parameters
+ * with `outbox` its outbound events (CTEs of webhooks' outbox over parameter $26). Bind parameters
  * with explicit types, run as a named statement (parsed and planned once per connection).
  */
 const insertEntrySql = (outbox?: (events: string, now: string) => string) => `
@@ -88,7 +93,7 @@ WITH entry AS (
   ${insertEntriesSql(
     `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
               $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint,
-              NULL::uuid, NULL::text)) AS r(${ENTRY_COLUMNS.join(', ')})`,
+              NULL::uuid, NULL::text, $24::uuid, $25::date)) AS r(${ENTRY_COLUMNS.join(', ')})`,
   )}
 ), items AS (
   INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
@@ -104,7 +109,7 @@ WITH entry AS (
   SELECT $1::bigint, tag_id, $2::int, row_number() OVER (ORDER BY tag_id), count(*) OVER () FROM unnest($22::int[]) AS tag_id
 ), event AS (
   ${insertEventsSql('$23')}
-)${outbox ? `, ${outbox('$24', '$16::timestamptz')}` : ''}
+)${outbox ? `, ${outbox('$26', '$16::timestamptz')}` : ''}
 SELECT * FROM entry`;
 
 /** The outbound events of the new entry, written by its insert (see EntryReactions.createdOutbox). */
@@ -189,6 +194,8 @@ export async function insertEntry(
     JSON.stringify(paymentRows(e)),
     [...new Set(e.tagIds ?? [])],
     JSON.stringify(chain),
+    e.recurringEntryId ?? null,
+    e.occurrenceDate ?? null,
   ];
   if (opts.outbox) values.push(opts.outbox.json);
   const name = opts.outbox ? 'entries_insert_with_outbox' : 'entries_insert';

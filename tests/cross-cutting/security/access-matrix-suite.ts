@@ -65,6 +65,8 @@ export function accessMatrixSuite(opts: AccessMatrixOptions): void {
     'getFlowsReport',
     'getCalendarReport',
     'getDistributionReport',
+    // CONTRACT §25: recurring entries are listed as entries are (project members: their projects')
+    'listRecurringEntries',
   ]);
 
   /**

@@ -38,6 +38,9 @@ export type ForeignIds = {
   fxRateId: number;
   /** an inbox document (CONTRACT §21) */
   inboxDocumentId: string;
+  /** a recurring entry and a budget (CONTRACT §25) */
+  recurringEntryId: string;
+  budgetId: string;
 };
 
 export type ProbeRequest = {
@@ -78,6 +81,8 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'api-keys': 'apiKeyId',
   'inbox/documents': 'inboxDocumentId',
   documents: 'documentId',
+  'recurring-entries': 'recurringEntryId',
+  budgets: 'budgetId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
@@ -98,6 +103,7 @@ const ID_BY_FIELD: Record<string, keyof ForeignIds> = {
   syncId: 'syncId',
   deliveryId: 'webhookDeliveryId',
   bankAccountId: 'bankAccountId',
+  budgetId: 'budgetId',
 };
 const IDS_BY_FIELD: Record<string, keyof ForeignIds> = {
   projectIds: 'projectId',
@@ -120,6 +126,7 @@ const STRING_BY_FIELD: Record<string, string> = {
   notes: 'security probe',
   url: 'http://127.0.0.1:9/probe',
   rate: '1.1',
+  rrule: 'FREQ=MONTHLY;BYMONTHDAY=1',
 };
 
 function idForPath(path: string, name: string, ids: ForeignIds): string | number {

@@ -171,6 +171,35 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     'fx rate',
   );
 
+  const recurring = ok(
+    await api.post(
+      '/recurring-entries',
+      {
+        projectId,
+        template: { entryType: 'EXPENSE', amountCents: 1000, baseCurrency: 'USD', description: `${marker} rent` },
+        rrule: 'FREQ=MONTHLY;BYMONTHDAY=1',
+        startDate: '2026-01-01',
+      },
+      t,
+    ),
+    'recurring entry',
+  );
+  const budget = ok(
+    await api.post(
+      '/budgets',
+      {
+        workspaceId: ws.id,
+        name: `${marker} budget`,
+        period: 'MONTH',
+        startDate: '2026-01-01',
+        periods: 3,
+        lines: [{ entryType: 'EXPENSE', amountCents: 1 }],
+      },
+      t,
+    ),
+    'budget',
+  );
+
   const attackerMember = await caller(api);
   const attackerWs = await buildWorkspace({ members: [attackerMember.id], name: 'Attacker workspace' });
   const keys = await buildTenantKeys(
@@ -210,6 +239,8 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     ruleId: rule.id,
     fxRateId: fxRate.id,
     inboxDocumentId: inboxDocument.id,
+    recurringEntryId: recurring.id,
+    budgetId: budget.id,
   };
 
   const attackerIntegration = ok(
@@ -250,6 +281,8 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     bank.match.id,
     rule.id,
     keys.victim.id,
+    recurring.id,
+    budget.id,
   ];
   return {
     victim: {

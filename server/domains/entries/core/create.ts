@@ -118,6 +118,8 @@ export function expectedRow(e: EntryDraft & { entrySourceId: number; id: number;
     fx_rate: e.valuation.fxRate,
     fx_rate_date: e.valuation.fxRateDate,
     amount_base_cents: e.valuation.amountBaseCents,
+    recurring_entry_id: e.recurringEntryId ?? null,
+    occurrence_date: e.occurrenceDate ?? null,
   };
 }
 

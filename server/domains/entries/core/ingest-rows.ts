@@ -41,7 +41,7 @@ const insertSql = (onConflict: string) =>
              j.from_party_id, j.to_party_id, j.entry_date, j.description, j.reference,
              COALESCE(j.exclude_from_sync, false) AS exclude_from_sync, j.category_id, NULL::uuid AS created_by,
              $3::timestamptz AS created_at, $3::timestamptz AS updated_at, j.fx_rate, j.fx_rate_date, j.amount_base_cents,
-             $4::uuid AS integration_id, j.external_id
+             $4::uuid AS integration_id, j.external_id, NULL::uuid AS recurring_entry_id, NULL::date AS occurrence_date
         FROM jsonb_to_recordset($5::jsonb) AS j(external_id text, project_id int, entry_type text, base_currency text,
              amount_cents bigint, from_party_id int, to_party_id int, entry_date date, description text, reference text,
              category_id uuid, exclude_from_sync boolean, fx_rate text, fx_rate_date date, amount_base_cents bigint)
