@@ -242,6 +242,14 @@ export const EntryWithMatch = z.object({ entry: EntryObject, match: MatchObject 
 
 export const ReconciliationQuery = z.object({ id: Uuid, asOf: IsoDate.optional().describe('Default: today (UTC)') });
 const CountAmount = z.object({ count: CountValue, amountCents: CentsValue });
+/** The latest statement's closing balance against the balance its lines add up to. */
+export const StatementBalance = z.object({
+  id: UuidValue,
+  closingBalanceCents: CentsValue.nullable(),
+  computedBalanceCents: CentsValue.nullable(),
+  agrees: z.boolean().nullable(),
+});
+
 export const ReconciliationStatus = z.object({
   bankAccountId: UuidValue,
   asOf: IsoDate,
@@ -250,14 +258,7 @@ export const ReconciliationStatus = z.object({
   matched: CountAmount,
   unmatched: CountAmount,
   ignored: CountAmount,
-  lastStatement: z
-    .object({
-      id: UuidValue,
-      closingBalanceCents: CentsValue.nullable(),
-      computedBalanceCents: CentsValue.nullable(),
-      agrees: z.boolean().nullable(),
-    })
-    .nullable(),
+  lastStatement: StatementBalance.nullable(),
 });
 
 export type CsvMapping = z.infer<typeof CsvMappingObject>;

@@ -117,7 +117,7 @@ export const EntryDetail = EntryObject.extend({
   parties: z.object({ from: PartyObject.nullable(), to: PartyObject.nullable() }),
 });
 
-const ItemInput = z
+export const ItemInput = z
   .object({
     description: NonBlankText(TEXT_MAX),
     quantity: z.number().positive().max(1e12).default(1),
@@ -126,7 +126,7 @@ const ItemInput = z
     categoryId: Uuid.optional(),
   })
   .strict();
-const TransactionInput = z
+export const TransactionInput = z
   .object({
     transactionDate: IsoDate,
     amountCents: AmountCents,
@@ -238,8 +238,8 @@ export const EntryFilters = z.object({
   fromDate: IsoDate.optional(),
   toDate: IsoDate.optional(),
   partyId: IntId.optional().describe('matches fromParty or toParty'),
-  amountMin: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  amountMax: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  amountMin: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  amountMax: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   search: z.string().max(200).optional().describe('case-insensitive substring of description or reference'),
   isReconciled: QueryBool.optional(),
   sortBy: z.enum(['entryDate', 'amountCents', 'createdAt']).default('entryDate'),
