@@ -258,6 +258,8 @@ export const ListEntriesQuery = EntryFilters.extend({
     .string()
     .min(1)
     .max(CURSOR_MAX)
+    // the shape of a nextCursor (base64url payload, a point, base64url signature): `cursor=0` is no cursor
+    .meta({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' })
     .optional()
     .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
 })
