@@ -28,7 +28,13 @@ export const CSV_COLUMN_NAME_MAX = 200;
 /** A column: its header name, or its 0-based index (files without a header). */
 export const CsvColumn = z.union([z.string().min(1).max(CSV_COLUMN_NAME_MAX), z.number().int().min(0).max(1000)]);
 export const DateFormat = z.enum(['YYYY-MM-DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY']);
-export const CsvDelimiter = z.enum([',', ';', '\t']);
+// documented as a pattern, not an enum: Go's oapi-codegen refuses an enum value holding a tab
+export const CsvDelimiter = z.enum([',', ';', '\t']).meta({
+  override: ({ jsonSchema }) => {
+    delete jsonSchema.enum;
+    Object.assign(jsonSchema, { minLength: 1, maxLength: 1, pattern: '^[,;\\t]$', description: 'a comma, a semicolon or a tab (U+0009)' });
+  },
+});
 
 const CsvMappingShape = {
   dateColumn: CsvColumn,
