@@ -68,7 +68,9 @@ const AmountBetween = z
   .strict()
   .refine((c) => c.value[0] <= c.value[1], { message: 'between needs [min, max] with min <= max', path: ['value'] });
 
-const EntryTypeCondition = z.object({ field: z.literal('entryType'), operator: z.literal('eq'), value: EntryType }).strict();
+// x-enum-varnames: Go's oapi-codegen would name the constant of "entryType" EntryType, the name of the EntryType type
+const EntryTypeField = z.literal('entryType').meta({ 'x-enum-varnames': ['RuleFieldEntryType'] });
+const EntryTypeCondition = z.object({ field: EntryTypeField, operator: z.literal('eq'), value: EntryType }).strict();
 
 const eqOrIn = <F extends string, V extends z.ZodType>(field: F, value: V) => [
   z.object({ field: z.literal(field), operator: z.literal('eq'), value }).strict(),
