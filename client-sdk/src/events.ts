@@ -26,6 +26,10 @@ export interface WebhookEventPayloads {
   'document.requested': { object: Document };
   'document.approved': { object: Document };
   'document.rejected': { object: Document };
+  /** A document's reading finished (§21): object is the document. */
+  'document.extracted': { object: Document };
+  /** An inbox document was attached to an entry (§21): object is the document. */
+  'document.attached': { object: Document };
   'review.queued': { object: Review };
   'review.approved': { object: Review };
   'review.rejected': { object: Review };
@@ -43,6 +47,40 @@ export interface WebhookEventPayloads {
 }
 
 export type WebhookEventType = keyof WebhookEventPayloads;
+
+/** Every event type the service sends (the OpenAPI document's `webhooks`), e.g. for an endpoint's `eventTypes`. */
+export const WEBHOOK_EVENT_TYPES = [
+  'entry.created',
+  'entry.updated',
+  'entry.status_changed',
+  'entry.voided',
+  'entry.refunded',
+  'entry.reimbursed',
+  'entry.corrected',
+  'entry.reconciled',
+  'entry.unreconciled',
+  'document.uploaded',
+  'document.requested',
+  'document.approved',
+  'document.rejected',
+  'document.extracted',
+  'document.attached',
+  'review.queued',
+  'review.approved',
+  'review.rejected',
+  'review.changes_requested',
+  'sync.synced',
+  'sync.failed',
+  'sync.conflict',
+  'period.closed',
+  'period.reopened',
+  'bank_statement.imported',
+  'webhook.test',
+] as const satisfies readonly WebhookEventType[];
+
+/** A type with a payload but missing from the list does not compile. */
+type Unlisted = Exclude<WebhookEventType, (typeof WEBHOOK_EVENT_TYPES)[number]>;
+export const ALL_EVENT_TYPES_LISTED: [Unlisted] extends [never] ? true : Unlisted = true;
 
 /**
  * A delivered event, discriminated by `type`: after `if (event.type === 'entry.refunded')`,

@@ -28,6 +28,7 @@ export {
 export { DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_MS, newIdempotencyKey } from './retry.js';
 export type { Credentials } from './auth.js';
 export type { BudgetExceeded, WebhookEvent, WebhookEventPayloads, WebhookEventType } from './events.js';
+export { WEBHOOK_EVENT_TYPES } from './events.js';
 export type { Query, QueryValue, RequestOptions, RestClient, SendOptions } from './rest.js';
 export { fileNameOf, type Download } from './download.js';
 export type { FileHelpers, UploadDocumentInput } from './files.js';
@@ -109,4 +110,14 @@ export function createClient(options: ClientOptions): Client {
   const trpc = createTrpcClient(baseUrl, authed);
   const rest = createRestClient({ baseUrl, fetch: authed });
   return { session, trpc, rest, files: createFileHelpers(rest), banking: createBankingHelpers(rest), entries: createEntryHelpers(trpc) };
+}
+
+// @trpc/server's declarations name the global Disposable and AsyncDisposable (TypeScript's lib
+// esnext.disposable, or @types/node): declared here, empty, they merge with those where present
+// and let an app compile without them (lib ["ES2022", "DOM"], no Node types, skipLibCheck false)
+declare global {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a merge target only
+  interface Disposable {}
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a merge target only
+  interface AsyncDisposable {}
 }

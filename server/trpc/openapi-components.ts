@@ -1,10 +1,13 @@
 import { z } from 'zod/v4';
+import { Success } from '../../shared/contracts/common.js';
 import * as accounting from '../../shared/contracts/accounting.js';
+import * as apiKeys from '../../shared/contracts/api-keys.js';
 import * as auth from '../../shared/contracts/auth.js';
 import * as banking from '../../shared/contracts/banking.js';
 import * as budgets from '../../shared/contracts/budgets.js';
 import * as recurring from '../../shared/contracts/recurring.js';
 import * as documents from '../../shared/contracts/documents.js';
+import * as inbox from '../../shared/contracts/documents-inbox.js';
 import * as entries from '../../shared/contracts/entries.js';
 import * as fx from '../../shared/contracts/fx.js';
 import * as integrations from '../../shared/contracts/integrations.js';
@@ -25,6 +28,24 @@ import * as workspaces from '../../shared/contracts/workspaces.js';
  * the contracts themselves stay as they are. Only response objects and enums are named: a request
  * body is validated with defaults and transforms, so its shape differs between input and output.
  */
+const pascal = (s: string) => s.replace(/(?:^|_)([a-z])/g, (_m, c: string) => c.toUpperCase()).replace(/^[a-z]/, (c) => c.toUpperCase());
+
+/**
+ * Each variant of a rule's condition and action unions, named by what it is (`RuleAmountRangeCondition`,
+ * `RuleSetCategoryAction`), not by its place in the union (`RuleConditionAnyOf9`).
+ */
+function ruleVariants(): [z.ZodType, string][] {
+  const conditions = rules.RuleCondition.options.map((c): [z.ZodType, string] => {
+    const field = c.shape.field;
+    const operator = c.shape.operator;
+    const fieldName = field instanceof z.ZodLiteral ? pascal(String(field.value)) : 'Text';
+    const op = operator instanceof z.ZodLiteral ? pascal(String(operator.value)) : 'Compare';
+    return [c, `Rule${fieldName}${op}Condition`];
+  });
+  const actions = rules.RuleAction.options.map((a): [z.ZodType, string] => [a, `Rule${pascal(a.shape.type.value.toLowerCase())}Action`]);
+  return [...conditions, ...actions];
+}
+
 export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   // §5 entries
   [entries.EntryObject, 'Entry'],
@@ -60,6 +81,17 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [documents.DocumentObject, 'Document'],
   [documents.DocumentType, 'DocumentType'],
   [documents.DocumentStatus, 'DocumentStatus'],
+  // §21 extraction and inbox
+  [inbox.ExtractionObject, 'DocumentExtraction'],
+  [inbox.ExtractedField, 'ExtractedField'],
+  [inbox.ExtractedSupplier, 'ExtractedSupplier'],
+  [inbox.ExtractedCustomer, 'ExtractedCustomer'],
+  [inbox.InboxDocumentObject, 'InboxDocument'],
+  [inbox.InboxPage, 'InboxDocumentPage'],
+  [inbox.InboxStatus, 'InboxStatus'],
+  [inbox.DocumentSuggestion, 'DocumentSuggestion'],
+  [inbox.SuggestionReason, 'SuggestionReason'],
+  [inbox.EntryWithInboxDocument, 'EntryWithInboxDocument'],
   // §7 accounting
   [accounting.ConnectionObject, 'Connection'],
   [accounting.SyncMode, 'SyncMode'],
@@ -69,11 +101,21 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [accounting.TaxMappingObject, 'TaxMapping'],
   [accounting.BatchUpsertResult, 'BatchUpsertResult'],
   [accounting.BackfillResult, 'BackfillResult'],
+  [accounting.ProjectRoute, 'ProjectRoute'],
+  // request parts a generated client builds (named so that its model is not `…ItemsItem`)
+  [entries.ItemInput, 'EntryItemInput'],
+  [entries.TransactionInput, 'EntryTransactionInput'],
+  [accounting.PartyMappingFields, 'PartyMappingInput'],
+  [banking.CsvMapping, 'CsvMappingInput'],
+  [integrations.IngestItem, 'IngestItem'],
+  [integrations.PartyById, 'IngestPartyById'],
+  [integrations.PartyByName, 'IngestPartyByName'],
   [periods.PeriodObject, 'Period'],
   // §8 reviews
   [accounting.ReviewObject, 'Review'],
   [accounting.ReviewStatus, 'ReviewStatus'],
   [accounting.BatchReviewResult, 'BatchReviewResult'],
+  [accounting.BatchReviewItemResult, 'BatchReviewItemResult'],
   [accounting.ExceptionSummary, 'ExceptionSummary'],
   [accounting.Dashboard, 'Dashboard'],
   // §9 sync
@@ -81,10 +123,13 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [sync.SyncListRow, 'SyncRecordRow'],
   [sync.SyncStatus, 'SyncStatus'],
   [sync.PushPreview, 'PushPreview'],
+  [sync.PushRequest, 'PushRequest'],
   [sync.PullResult, 'PullResult'],
   [sync.ImportResult, 'ImportResult'],
   [sync.RetryResult, 'RetryResult'],
   [sync.RetryBatchResult, 'RetryBatchResult'],
+  [sync.WebhookApplied, 'ProviderWebhookApplied'],
+  [sync.WebhookDuplicate, 'ProviderWebhookDuplicate'],
   // §10/§11 integrations and ingest
   [integrations.IntegrationObject, 'Integration'],
   [integrations.IntegrationWithKey, 'IntegrationWithKey'],
@@ -114,6 +159,7 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [banking.AutoMatchResult, 'AutoMatchResult'],
   [banking.EntryWithMatch, 'EntryWithMatch'],
   [banking.ReconciliationStatus, 'ReconciliationStatus'],
+  [banking.StatementBalance, 'StatementBalance'],
   // §15 outbound webhooks
   [webhooks.WebhookEndpointObject, 'WebhookEndpoint'],
   [webhooks.WebhookEndpointWithSecret, 'WebhookEndpointWithSecret'],
@@ -128,10 +174,13 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [rules.RuleObject, 'Rule'],
   [rules.RuleCondition, 'RuleCondition'],
   [rules.RuleAction, 'RuleAction'],
+  ...ruleVariants(),
   [rules.RuleTrigger, 'RuleTrigger'],
   [rules.RuleMatch, 'RuleMatch'],
   [rules.RuleChanges, 'RuleChanges'],
   [rules.PreviewRuleResult, 'RulePreview'],
+  [rules.RulePreviewItem, 'RulePreviewItem'],
+  [rules.RequestedDocument, 'RequestedDocument'],
   [rules.ApplyRuleResult, 'RuleApplyResult'],
   // §17 FX
   [fx.FxRateObject, 'FxRate'],
@@ -150,6 +199,11 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [budgets.BudgetPeriod, 'BudgetPeriod'],
   [budgets.BudgetVsActual, 'BudgetVsActual'],
   [budgets.BudgetVsActualLine, 'BudgetVsActualLine'],
+  // §19 API keys
+  [apiKeys.ApiKeyObject, 'ApiKey'],
+  [apiKeys.ApiKeyWithSecret, 'ApiKeyWithSecret'],
+  // §2 DELETE and logout
+  [Success, 'Success'],
 ];
 
 let registered = false;

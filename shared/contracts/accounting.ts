@@ -174,7 +174,7 @@ const EXTERNAL_TYPE_MAX = 100;
 const EXTERNAL_NAME_MAX = 255;
 const TAX_CODE_MAX = 50;
 
-const PartyMappingFields = z
+export const PartyMappingFields = z
   .object({
     partyId: IntId,
     externalId: ExternalId,
@@ -261,10 +261,9 @@ export const MAX_REVIEW_BATCH = 100;
 const ReviewIds = z.array(Uuid).min(1).max(MAX_REVIEW_BATCH);
 export const BatchApproveInput = z.object({ reviewIds: ReviewIds, categoryId: Uuid.optional(), notes: Notes.optional() }).strict();
 export const BatchRejectInput = z.object({ reviewIds: ReviewIds, notes: Notes }).strict();
+export const BatchReviewItemResult = z.object({ reviewId: UuidValue, success: z.boolean(), error: Text(ERROR_MESSAGE_MAX).optional() });
 export const BatchReviewResult = z.object({
-  results: z
-    .array(z.object({ reviewId: UuidValue, success: z.boolean(), error: Text(ERROR_MESSAGE_MAX).optional() }))
-    .max(MAX_REVIEW_BATCH),
+  results: z.array(BatchReviewItemResult).max(MAX_REVIEW_BATCH),
   succeeded: SmallCount.max(MAX_REVIEW_BATCH),
   failed: SmallCount.max(MAX_REVIEW_BATCH),
 });

@@ -34,9 +34,10 @@ export const ApiKeyWithSecret = ApiKeyObject.extend({
     .describe('The secret, shown only in this response: send it as Authorization: Bearer <apiKey>'),
 });
 
+// the document lists only what a key may hold; the refinement keeps the service's own message for the others
 const GrantablePermission = PermissionName.refine((p) => !NON_GRANTABLE_TO_KEYS.includes(p), {
   message: `cannot be given to an API key (${NON_GRANTABLE_TO_KEYS.join(', ')})`,
-});
+}).meta({ enum: PERMISSIONS.filter((p) => !NON_GRANTABLE_TO_KEYS.includes(p)) });
 
 export const CreateApiKeyInput = z
   .object({

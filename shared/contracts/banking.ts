@@ -28,7 +28,13 @@ export const CSV_COLUMN_NAME_MAX = 200;
 /** A column: its header name, or its 0-based index (files without a header). */
 export const CsvColumn = z.union([z.string().min(1).max(CSV_COLUMN_NAME_MAX), z.number().int().min(0).max(1000)]);
 export const DateFormat = z.enum(['YYYY-MM-DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY']);
-export const CsvDelimiter = z.enum([',', ';', '\t']);
+// documented as a pattern, not an enum: Go's oapi-codegen refuses an enum value holding a tab
+export const CsvDelimiter = z.enum([',', ';', '\t']).meta({
+  override: ({ jsonSchema }) => {
+    delete jsonSchema.enum;
+    Object.assign(jsonSchema, { minLength: 1, maxLength: 1, pattern: '^[,;\\t]$', description: 'a comma, a semicolon or a tab (U+0009)' });
+  },
+});
 
 const CsvMappingShape = {
   dateColumn: CsvColumn,
@@ -242,6 +248,14 @@ export const EntryWithMatch = z.object({ entry: EntryObject, match: MatchObject 
 
 export const ReconciliationQuery = z.object({ id: Uuid, asOf: IsoDate.optional().describe('Default: today (UTC)') });
 const CountAmount = z.object({ count: CountValue, amountCents: CentsValue });
+/** The latest statement's closing balance against the balance its lines add up to. */
+export const StatementBalance = z.object({
+  id: UuidValue,
+  closingBalanceCents: CentsValue.nullable(),
+  computedBalanceCents: CentsValue.nullable(),
+  agrees: z.boolean().nullable(),
+});
+
 export const ReconciliationStatus = z.object({
   bankAccountId: UuidValue,
   asOf: IsoDate,
@@ -250,14 +264,7 @@ export const ReconciliationStatus = z.object({
   matched: CountAmount,
   unmatched: CountAmount,
   ignored: CountAmount,
-  lastStatement: z
-    .object({
-      id: UuidValue,
-      closingBalanceCents: CentsValue.nullable(),
-      computedBalanceCents: CentsValue.nullable(),
-      agrees: z.boolean().nullable(),
-    })
-    .nullable(),
+  lastStatement: StatementBalance.nullable(),
 });
 
 export type CsvMapping = z.infer<typeof CsvMappingObject>;

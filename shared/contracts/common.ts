@@ -18,8 +18,8 @@ export const EMAIL_MAX = 320;
 export const ERROR_MESSAGE_MAX = 2000;
 export const ERROR_ISSUES_MAX = 100;
 
-export const IntId = z.coerce.number().int().positive().max(INT32_MAX);
-export const BigIntId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+export const IntId = z.coerce.number<number>().int().positive().max(INT32_MAX);
+export const BigIntId = z.coerce.number<number>().int().positive().max(Number.MAX_SAFE_INTEGER);
 // the maxLength of a value whose format or pattern fixes its length is documented (meta), not checked twice
 export const Uuid = z.uuid().meta({ maxLength: 36 });
 export const Timestamp = z.string().max(30).meta({ format: 'date-time', description: 'ISO 8601 UTC timestamp' });
@@ -42,9 +42,10 @@ export const Country = z
  * A list-valued query parameter (CONTRACT §1): the comma form `1,2`, the repeated form and the bracket
  * form (the HTTP layer gives the last two as an array) all mean the same list; empty items are dropped.
  */
+// typed input: a client gives the list (or the comma form); the HTTP layer's strings are coerced by the items
 export const QueryList = <T extends z.ZodType>(item: T, max: number) =>
   z.preprocess(
-    (v) =>
+    (v: z.input<T>[] | string) =>
       typeof v === 'string' || (Array.isArray(v) && v.every((s) => typeof s === 'string'))
         ? ([] as string[])
             .concat(v)
@@ -94,8 +95,8 @@ export const Success = z.object({ success: z.literal(true) });
 
 export const PAGE_MAX = 100;
 export const PageQuery = {
-  limit: z.coerce.number().int().min(1).max(PAGE_MAX).default(20),
-  offset: z.coerce.number().int().min(0).max(1_000_000_000).default(0),
+  limit: z.coerce.number<number>().int().min(1).max(PAGE_MAX).default(20),
+  offset: z.coerce.number<number>().int().min(0).max(1_000_000_000).default(0),
 };
 
 export const Page = <T extends z.ZodType>(item: T) =>

@@ -30,6 +30,11 @@ export const EXTRACTED_TEXT_MAX = 255;
 const Unit = z.number().min(0).max(1);
 const Read = Text(EXTRACTED_TEXT_MAX).nullable();
 
+/** The confidence of one value an extraction found. */
+export const ExtractedField = z.object({ confidence: Unit });
+export const ExtractedSupplier = z.object({ name: Read, taxId: Read, iban: Read });
+export const ExtractedCustomer = z.object({ name: Read, taxId: Read });
+
 export const ExtractionObject = z.object({
   documentId: UuidValue,
   status: z
@@ -44,10 +49,10 @@ export const ExtractionObject = z.object({
   totalCents: CentsValue.nullable().describe("the total with tax, in minor units of `currency` (a credit note's is positive)"),
   taxCents: CentsValue.nullable(),
   netCents: CentsValue.nullable(),
-  supplier: z.object({ name: Read, taxId: Read, iban: Read }),
-  customer: z.object({ name: Read, taxId: Read }),
+  supplier: ExtractedSupplier,
+  customer: ExtractedCustomer,
   fields: z
-    .record(z.string().max(40), z.object({ confidence: Unit }))
+    .record(z.string().max(40), ExtractedField)
     .describe('confidence (0..1) of every value found, by its path (`totalCents`, `supplier.name` …); 1 = read exactly'),
   extractedAt: Timestamp.nullable(),
 });
@@ -84,10 +89,11 @@ export const DocumentExtractionPath = z.object({ id: Uuid });
 
 export const SUGGESTION_REASON_KINDS = ['AMOUNT', 'DATE', 'PARTY', 'NUMBER', 'CURRENCY'] as const;
 export const DOCUMENT_SUGGESTIONS_MAX = 10;
+export const SuggestionReason = z.object({ kind: z.enum(SUGGESTION_REASON_KINDS), detail: Text(500) });
 export const DocumentSuggestion = z.object({
   entryId: BigIntIdValue,
   score: Unit,
-  reasons: z.array(z.object({ kind: z.enum(SUGGESTION_REASON_KINDS), detail: Text(500) })).max(5),
+  reasons: z.array(SuggestionReason).max(5),
 });
 
 export const AttachInboxInput = z

@@ -119,7 +119,7 @@ export const EntryDetail = EntryObject.extend({
   parties: z.object({ from: PartyObject.nullable(), to: PartyObject.nullable() }),
 });
 
-const ItemInput = z
+export const ItemInput = z
   .object({
     description: NonBlankText(TEXT_MAX),
     quantity: z.number().positive().max(1e12).default(1),
@@ -128,7 +128,7 @@ const ItemInput = z
     categoryId: Uuid.optional(),
   })
   .strict();
-const TransactionInput = z
+export const TransactionInput = z
   .object({
     transactionDate: IsoDate,
     amountCents: AmountCents,
@@ -240,8 +240,8 @@ export const EntryFilters = z.object({
   fromDate: IsoDate.optional(),
   toDate: IsoDate.optional(),
   partyId: IntId.optional().describe('matches fromParty or toParty'),
-  amountMin: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
-  amountMax: z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  amountMin: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
+  amountMax: z.coerce.number<number>().int().min(0).max(Number.MAX_SAFE_INTEGER).optional(),
   search: z.string().max(200).optional().describe('case-insensitive substring of description or reference'),
   isReconciled: QueryBool.optional(),
   sortBy: z.enum(['entryDate', 'amountCents', 'createdAt']).default('entryDate'),
@@ -260,6 +260,8 @@ export const ListEntriesQuery = EntryFilters.extend({
     .string()
     .min(1)
     .max(CURSOR_MAX)
+    // the shape of a nextCursor (base64url payload, a point, base64url signature): `cursor=0` is no cursor
+    .meta({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' })
     .optional()
     .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
 })

@@ -52,7 +52,9 @@ export const RateValue = z
     const problem = rateProblem(text);
     if (problem) ctx.addIssue({ code: 'custom', message: `rate ${problem}` });
   })
-  .meta({ pattern: '^[0-9]+(\\.[0-9]+)?$', example: '0.9127' })
+  // > 0 (a non-zero digit before or after the point) with at most 10 decimals once trailing zeros
+  // are dropped; the 15 significant digits are checked by the service alone
+  .meta({ pattern: '^(?:0*[1-9][0-9]*(?:\\.[0-9]{1,10}0*)?|0+\\.[0-9]{0,9}[1-9]0*)$', example: '0.9127' })
   .describe('decimal string > 0, at most 10 decimals and 15 significant digits: the value of one unit of currency in the base currency');
 
 export const RateSource = z.enum(['MANUAL', 'IMPORT']);

@@ -72,16 +72,16 @@ const IngestText = (min: number, max: number, trim = false) =>
   (trim ? z.string().trim() : z.string()).min(min).max(max).refine(storable, 'must be well-formed Unicode text without NUL characters');
 const IngestDate = IsoDate.refine((d) => d >= '0001-01-01', 'must be 0001-01-01 or later');
 
-const PartyRef = z.union([
-  z.object({ id: IntId }).strict(),
-  z
-    .object({
-      name: IngestText(1, NAME_MAX, true),
-      partyType: PartyType.optional(),
-      country: Country.optional(),
-    })
-    .strict(),
-]);
+/** A party an ingested entry names: one of the workspace's by id, or by name (created when new). */
+export const PartyById = z.object({ id: IntId }).strict();
+export const PartyByName = z
+  .object({
+    name: IngestText(1, NAME_MAX, true),
+    partyType: PartyType.optional(),
+    country: Country.optional(),
+  })
+  .strict();
+const PartyRef = z.union([PartyById, PartyByName]);
 
 /** One ingested entry; each is validated on its own (a failing item is an ERROR result). */
 export const IngestItem = z

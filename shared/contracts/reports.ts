@@ -49,7 +49,7 @@ export const TimelineQuery = z
   .refine(fromNotAfterTo, RANGE_MESSAGE);
 export const CalendarQuery = z.object({
   ...ReportFilters,
-  year: z.coerce.number().int().min(1).max(9999).describe('calendar year; replaces from/to'),
+  year: z.coerce.number<number>().int().min(1).max(9999).describe('calendar year; replaces from/to'),
 });
 
 const Cents = CentsValue;

@@ -68,7 +68,9 @@ const AmountBetween = z
   .strict()
   .refine((c) => c.value[0] <= c.value[1], { message: 'between needs [min, max] with min <= max', path: ['value'] });
 
-const EntryTypeCondition = z.object({ field: z.literal('entryType'), operator: z.literal('eq'), value: EntryType }).strict();
+// x-enum-varnames: Go's oapi-codegen would name the constant of "entryType" EntryType, the name of the EntryType type
+const EntryTypeField = z.literal('entryType').meta({ 'x-enum-varnames': ['RuleFieldEntryType'] });
+const EntryTypeCondition = z.object({ field: EntryTypeField, operator: z.literal('eq'), value: EntryType }).strict();
 
 const eqOrIn = <F extends string, V extends z.ZodType>(field: F, value: V) => [
   z.object({ field: z.literal(field), operator: z.literal('eq'), value }).strict(),
@@ -183,6 +185,9 @@ const Change = <T extends z.ZodType>(value: T) => z.object({ from: value, to: va
 const TagIds = z.array(IntIdValue).max(MAX_ENTRY_TAGS);
 
 /** What a rule changed (or would change) on one entry: `{field: {from, to}}`, and the documents it requests. */
+/** A document a rule's REQUEST_DOCUMENT action asks for. */
+export const RequestedDocument = z.object({ documentName: Text(DOCUMENT_NAME_MAX), documentType: DocumentType });
+
 export const RuleChanges = z.object({
   categoryId: Change(UuidValue.nullable()).optional(),
   tagIds: Change(TagIds).optional(),
@@ -191,15 +196,13 @@ export const RuleChanges = z.object({
   toPartyId: Change(IntIdValue.nullable()).optional(),
   excludeFromSync: Change(z.boolean()).optional(),
   description: Change(Text(TEXT_MAX).nullable()).optional(),
-  documentsRequested: z
-    .array(z.object({ documentName: Text(DOCUMENT_NAME_MAX), documentType: DocumentType }))
-    .max(RULE_ACTIONS_MAX)
-    .optional(),
+  documentsRequested: z.array(RequestedDocument).max(RULE_ACTIONS_MAX).optional(),
 });
 
+export const RulePreviewItem = z.object({ entryId: BigIntIdValue, changes: RuleChanges });
 export const PreviewRuleResult = z.object({
   matched: CountValue,
-  items: z.array(z.object({ entryId: BigIntIdValue, changes: RuleChanges })).max(RULE_PREVIEW_LIMIT_MAX),
+  items: z.array(RulePreviewItem).max(RULE_PREVIEW_LIMIT_MAX),
 });
 
 export const ApplyRuleResult = z.object({ matched: CountValue, changed: CountValue, skipped: CountValue });

@@ -72,17 +72,18 @@ export const PushInput = z
  */
 const URL_MAX = 64 * 1024;
 
+/** The request a push would make to the accounting system. */
+export const PushRequest = z.object({
+  method: Text(10).nullable().describe('null for the MANUAL provider (no external system)'),
+  url: z.string().meta({ maxLength: URL_MAX }).nullable(),
+  body: z.unknown(),
+});
+
 /** What a push would send (`dryRun: true`): nothing is sent, nothing is stored. */
 export const PushPreview = z.object({
   dryRun: z.literal(true),
   operation: z.enum(['CREATE', 'UPDATE', 'NONE']).describe('NONE: the entry is SYNCED and unchanged; a push would do nothing'),
-  request: z
-    .object({
-      method: Text(10).nullable().describe('null for the MANUAL provider (no external system)'),
-      url: z.string().meta({ maxLength: URL_MAX }).nullable(),
-      body: z.unknown(),
-    })
-    .nullable(),
+  request: PushRequest.nullable(),
   sync: SyncObject.nullable().describe('the current sync record, null when none exists yet'),
 });
 
@@ -145,10 +146,9 @@ export const WebhookBody = z
   })
   .strict();
 
-export const WebhookResult = z.union([
-  z.object({ received: z.literal(true), action: WebhookAction, entryId: BigIntIdValue }),
-  z.object({ received: z.literal(true), duplicate: z.literal(true) }),
-]);
+export const WebhookApplied = z.object({ received: z.literal(true), action: WebhookAction, entryId: BigIntIdValue });
+export const WebhookDuplicate = z.object({ received: z.literal(true), duplicate: z.literal(true) });
+export const WebhookResult = z.union([WebhookApplied, WebhookDuplicate]);
 
 export type SyncStatus = z.infer<typeof SyncStatus>;
 export type SyncObject = z.infer<typeof SyncObject>;

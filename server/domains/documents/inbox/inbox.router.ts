@@ -11,6 +11,7 @@ import {
   InboxPath,
   ListInboxQuery,
 } from '../../../../shared/contracts/documents-inbox.js';
+import { Success } from '../../../../shared/contracts/common.js';
 import { router } from '../../../trpc/init.js';
 import { authedProcedure, op, permitted } from '../../../trpc/procedures.js';
 import { getExtraction } from '../extraction/extraction.service.js';
@@ -18,7 +19,6 @@ import * as inbox from './inbox.service.js';
 import { suggestionsFor } from './suggestions.js';
 
 const TAG = 'Inbox';
-const Success = z.object({ success: z.literal(true) });
 
 /** CONTRACT §21 JSON endpoints; the upload (multipart) is an express route (inbox.http.ts). */
 export const inboxRouter = router({

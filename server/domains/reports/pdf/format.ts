@@ -27,8 +27,6 @@ export function compactAmount(cents: number, currency: string | null): string {
   return String(Number(value.toFixed(2)));
 }
 
-export { printable } from './fonts.js';
-
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 /** "2027-01" → "Jan" */
 export const monthName = (period: string): string => MONTHS[Number(period.slice(5, 7)) - 1];

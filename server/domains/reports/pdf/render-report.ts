@@ -2,7 +2,8 @@ import { FONTS, useReportFonts } from './fonts.js';
 import PDFDocument from 'pdfkit';
 import { clock } from '../../../lib/clock.js';
 import { drawMonthlyChart } from './bar-chart.js';
-import { groupThousands, money, printable } from './format.js';
+import { groupThousands, money } from './format.js';
+import { drawBlock, drawLine } from './script-text.js';
 import { CHART_MONTHS, type PdfReportData } from './report-data.js';
 import { drawTable, ensureRoom, FOOTER_SPACE, TABLE_ROW_HEIGHT, type Column } from './table.js';
 
@@ -27,7 +28,7 @@ function heading(doc: PDFKit.PDFDocument, text: string, note?: string, keep = 30
   ensureRoom(doc, 40 + keep);
   doc.moveDown(0.8);
   doc.font(FONTS.bold).fontSize(12).fillColor(ACCENT).text(text, MARGIN);
-  if (note) doc.font(FONTS.regular).fontSize(8).fillColor(MUTED).text(printable(note), MARGIN);
+  if (note) drawBlock(doc.fillColor(MUTED), note, MARGIN, { weight: 'regular', size: 8, width: doc.page.width - 2 * MARGIN });
   doc.moveDown(0.3);
 }
 
@@ -35,17 +36,15 @@ function title(doc: PDFKit.PDFDocument, d: PdfReportData): void {
   const width = doc.page.width - 2 * MARGIN;
   doc.rect(0, 0, doc.page.width, 6).fill(ACCENT);
   doc.font(FONTS.bold).fontSize(20).fillColor(INK).text('Finance report', MARGIN, MARGIN);
-  doc.font(FONTS.regular).fontSize(13).fillColor(INK).text(printable(d.workspaceName), { width });
+  drawBlock(doc.fillColor(INK), d.workspaceName, MARGIN, { weight: 'regular', size: 13, width });
   const filters = [
     `Period: ${periodText(d.query)}`,
     d.query.projectId !== undefined ? `Project: ${d.projectName ?? `#${d.query.projectId}`}` : null,
     d.query.currency ? `Currency: ${d.query.currency}` : null,
   ].filter(Boolean);
+  drawBlock(doc.fillColor(MUTED), filters.join('   |   '), MARGIN, { weight: 'regular', size: 10, width });
   doc
-    .fontSize(10)
-    .fillColor(MUTED)
-    .text(printable(filters.join('   |   ')), { width });
-  doc
+    .font(FONTS.regular)
     .fontSize(8)
     .text(
       `Generated ${clock.now().toISOString().slice(0, 16).replace('T', ' ')} UTC. Counts entries that are PENDING, UNDER_REVIEW or COMPLETED.`,
@@ -220,8 +219,14 @@ function footers(doc: PDFKit.PDFDocument, d: PdfReportData): void {
       .font(FONTS.regular)
       .fontSize(7.5)
       .fillColor(MUTED)
-      .text(printable(`${d.workspaceName} · ${periodText(d.query)}`), MARGIN, y, { width: 300, lineBreak: false, ellipsis: true })
       .text(`Page ${i + 1} of ${range.count}`, doc.page.width - MARGIN - 100, y, { width: 100, align: 'right', lineBreak: false });
+    drawLine(doc, `${d.workspaceName} · ${periodText(d.query)}`, MARGIN, y, {
+      weight: 'regular',
+      size: 7.5,
+      width: 300,
+      align: 'left',
+      ellipsis: true,
+    });
     doc.page.margins.bottom = bottom;
   }
 }
@@ -232,7 +237,11 @@ export function renderReportPdf(d: PdfReportData): PDFKit.PDFDocument {
     size: 'A4',
     margin: MARGIN,
     bufferPages: true,
-    info: { Title: printable(`Finance report: ${d.workspaceName}`), Author: 'Finance Entries Service', CreationDate: clock.now() },
+    info: {
+      Title: `Finance report: ${d.workspaceName.replace(/\p{Cc}/gu, ' ')}`,
+      Author: 'Finance Entries Service',
+      CreationDate: clock.now(),
+    },
   });
   useReportFonts(doc);
   title(doc, d);

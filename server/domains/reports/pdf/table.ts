@@ -1,5 +1,4 @@
-import { FONTS } from './fonts.js';
-import { printable } from './format.js';
+import { drawLine } from './script-text.js';
 
 export type Column = { header: string; width: number; align?: 'left' | 'right' };
 
@@ -21,16 +20,14 @@ function drawRow(doc: PDFKit.PDFDocument, columns: Column[], cells: string[], op
   const width = columns.reduce((w, c) => w + c.width, 0);
   if (opts.header) doc.rect(x0, y, width, ROW_HEIGHT).fill('#e8ecf1');
   else if (opts.shaded) doc.rect(x0, y, width, ROW_HEIGHT).fill('#f7f8fa');
-  doc
-    .font(opts.header ? FONTS.bold : FONTS.regular)
-    .fontSize(FONT_SIZE)
-    .fillColor('#1f2933');
+  doc.fillColor('#1f2933');
   let x = x0;
   columns.forEach((c, i) => {
-    doc.text(printable(cells[i] ?? ''), x + PAD, y + 4.5, {
+    drawLine(doc, cells[i] ?? '', x + PAD, y + 4.5, {
+      weight: opts.header ? 'bold' : 'regular',
+      size: FONT_SIZE,
       width: c.width - 2 * PAD,
-      align: c.align ?? 'left',
-      lineBreak: false,
+      align: c.align,
       ellipsis: true,
     });
     x += c.width;
