@@ -21,6 +21,7 @@ import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../do
 import { webhooksRouter } from '../domains/outbound-webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
+import { booksReadRouter } from '../domains/books/index.js';
 import { benchBaselineRouters } from './bench-baseline.router.js';
 
 export const appRouter = router({
@@ -50,6 +51,7 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   rules: rulesRouter,
   fx: fxRouter,
+  booksRead: booksReadRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

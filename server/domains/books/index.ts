@@ -1,0 +1,8 @@
+/**
+ * The books (CONTRACT §23): the public surface (DESIGN §2).
+ * Router split: books-read.router.ts (journal, trial balance, general ledger, open items, P&L, balance sheet)
+ * and books-write.router.ts (roles, manual journals, verify); each adds its own lines here.
+ */
+export { booksReadRouter } from './books-read.router.js';
+export { journalExportRoutes } from './read/export.http.js';
+export { loadTransactions } from './read/journal.js';
