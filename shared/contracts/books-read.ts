@@ -59,7 +59,7 @@ export const JournalQuery = z
     ...DateRange,
     entryId: IntId.optional().describe('only the transactions of this entry'),
     categoryId: Uuid.optional().describe('only transactions with a line on this account'),
-    kind: JournalKind.optional(),
+    kind: JournalKind.optional().describe('only transactions of this kind'),
     limit: Limit,
     cursor: Cursor,
   })
@@ -71,7 +71,9 @@ export const JournalPage = z.object({
   nextCursor: NextCursor,
 });
 
-export const JournalTransactionPath = z.object({ id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER) });
+export const JournalTransactionPath = z.object({
+  id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('the journal transaction’s id'),
+});
 
 export const AsOfQuery = z.object({
   workspaceId: IntId,
@@ -98,7 +100,7 @@ export const TrialBalance = z.object({
 });
 
 export const AccountLinesQuery = z
-  .object({ categoryId: Uuid, ...DateRange, limit: Limit, cursor: Cursor })
+  .object({ categoryId: Uuid.describe('the account (a category of the workspace)'), ...DateRange, limit: Limit, cursor: Cursor })
   .refine(fromNotAfterTo, RANGE_MESSAGE);
 
 export const AccountLines = z.object({
@@ -124,7 +126,7 @@ export const AccountLines = z.object({
 
 export const OpenItemsQuery = z.object({
   workspaceId: IntId,
-  side: z.enum(['RECEIVABLE', 'PAYABLE']),
+  side: z.enum(['RECEIVABLE', 'PAYABLE']).describe('RECEIVABLE: income not yet received; PAYABLE: expenses not yet paid'),
   asOf: IsoDate.optional().describe('default: today, UTC'),
 });
 
@@ -177,7 +179,11 @@ export const BalanceSheet = z.object({
 });
 
 export const JournalExportQuery = z
-  .object({ workspaceId: IntId, ...DateRange, format: z.enum(['csv', 'saft']).default('csv') })
+  .object({
+    workspaceId: IntId,
+    ...DateRange,
+    format: z.enum(['csv', 'saft']).default('csv').describe('csv (RFC 4180) or saft (SAF-T Financial 1.30 XML)'),
+  })
   .refine(fromNotAfterTo, RANGE_MESSAGE);
 
 export type JournalTransactionObject = z.infer<typeof JournalTransactionObject>;

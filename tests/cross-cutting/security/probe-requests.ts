@@ -38,6 +38,8 @@ export type ForeignIds = {
   fxRateId: number;
   /** an inbox document (CONTRACT §21) */
   inboxDocumentId: string;
+  /** a journal transaction of the books (CONTRACT §23) */
+  journalTransactionId: number;
 };
 
 export type ProbeRequest = {
@@ -78,6 +80,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'api-keys': 'apiKeyId',
   'inbox/documents': 'inboxDocumentId',
   documents: 'documentId',
+  'ledger/journal': 'journalTransactionId',
 };
 
 /** Fields (path, query or body) that name an object, wherever they appear. */
