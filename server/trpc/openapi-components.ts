@@ -2,6 +2,7 @@ import { z } from 'zod/v4';
 import * as accounting from '../../shared/contracts/accounting.js';
 import * as auth from '../../shared/contracts/auth.js';
 import * as banking from '../../shared/contracts/banking.js';
+import * as booksRead from '../../shared/contracts/books-read.js';
 import * as documents from '../../shared/contracts/documents.js';
 import * as entries from '../../shared/contracts/entries.js';
 import * as fx from '../../shared/contracts/fx.js';
@@ -112,6 +113,8 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [banking.AutoMatchResult, 'AutoMatchResult'],
   [banking.EntryWithMatch, 'EntryWithMatch'],
   [banking.ReconciliationStatus, 'ReconciliationStatus'],
+  // §23 the books
+  [booksRead.JournalTransactionObject, 'JournalTransaction'],
   // §15 outbound webhooks
   [webhooks.WebhookEndpointObject, 'WebhookEndpoint'],
   [webhooks.WebhookEndpointWithSecret, 'WebhookEndpointWithSecret'],

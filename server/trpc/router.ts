@@ -21,7 +21,7 @@ import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../do
 import { webhooksRouter } from '../domains/outbound-webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
-import { booksReadRouter } from '../domains/books/index.js';
+import { booksReadRouter, booksWriteRouter } from '../domains/books/index.js';
 import { benchBaselineRouters } from './bench-baseline.router.js';
 
 export const appRouter = router({
@@ -52,6 +52,7 @@ export const appRouter = router({
   rules: rulesRouter,
   fx: fxRouter,
   booksRead: booksReadRouter,
+  booksWrite: booksWriteRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)
 });
 

@@ -29,6 +29,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'period.closed',
   'period.reopened',
   'bank_statement.imported',
+  'journal.posted',
   'webhook.test',
 ] as const;
 export const WebhookEventType = z.enum(WEBHOOK_EVENT_TYPES);

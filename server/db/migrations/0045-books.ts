@@ -417,6 +417,11 @@ const POSTING = `
     IF COALESCE(cardinality(ids), 0) = 0 THEN
       RETURN '{}';
     END IF;
+    -- nothing to post nor to reverse: no role account is created for it
+    IF NOT EXISTS (SELECT 1 FROM bank_accounts a WHERE a.workspace_id = ws AND a.id = ANY(ids) AND a.opening_balance_cents <> 0 AND a.opening_date IS NOT NULL)
+       AND NOT EXISTS (SELECT 1 FROM journal_transactions t WHERE t.workspace_id = ws AND t.bank_account_id = ANY(ids) AND t.kind = 'OPENING') THEN
+      RETURN '{}';
+    END IF;
     PERFORM books_ensure_roles(ws);
     WITH exp AS MATERIALIZED (SELECT * FROM books_expected_openings(ws, ids)),
     exp_tx AS (

@@ -6,3 +6,8 @@
 export { booksReadRouter } from './books-read.router.js';
 export { journalExportRoutes } from './read/export.http.js';
 export { loadTransactions } from './read/journal.js';
+// write side (books-write.router.ts, roles, manual journals, verify; reactions.ts is the core's face, not exported here)
+export { booksWriteRouter } from './books-write.router.js';
+export { ensureRoles, roleAccounts } from './roles.service.js';
+export { publishPosted } from './journal-write.service.js';
+export { assertBankLedgerAccount, postBankOpenings } from './posting.js';
