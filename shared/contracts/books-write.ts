@@ -48,17 +48,14 @@ export const ManualJournalLine = z
     description: z.string().max(500).optional(),
   })
   .strict()
-  .refine((l) => (l.debitCents === undefined) !== (l.creditCents === undefined), {
-    message: 'each line has exactly one of debitCents or creditCents',
-    path: ['debitCents'],
-  });
+  .describe('exactly one of debitCents or creditCents (400 otherwise, checked after the caller’s access)');
 
 export const ManualJournalInput = z
   .object({
     workspaceId: IntId,
     date: IsoDate,
     description: z.string().min(1).max(500),
-    lines: z.array(ManualJournalLine).min(2).max(200),
+    lines: z.array(ManualJournalLine).max(200).describe('2 to 200 lines (fewer: 400, checked after the caller’s access)'),
   })
   .strict();
 export type ManualJournalInput = z.infer<typeof ManualJournalInput>;

@@ -34,4 +34,3 @@ export { createTaxMapping } from './mappings/tax-mappings.service.js';
 export { approveReview, assignReview, rejectReview, requestChanges } from './reviews/review-decisions.js';
 export { createReview } from './reviews/reviews.service.js';
 export { push } from './sync/sync.service.js';
-export { presentCategory, type CategoryRow } from './categories/category-rows.js';

@@ -5,7 +5,7 @@ import { seal } from '../../lib/crypto.js';
 import { badRequest } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { BankAccountObject, CreateBankAccountInput, UpdateBankAccountInput } from '../../../shared/contracts/banking.js';
-import { assertBankLedgerAccount, postBankOpenings } from '../books/index.js';
+import { assertBankLedgerAccount, postBankOpenings, repostBankSettlements } from '../books/index.js';
 import { ACCOUNT_COLUMNS, loadAccount, presentAccount, type AccountRow } from './account-rows.js';
 
 export const accountNumberAad = (accountId: string) => `bank-account:${accountId}:number`;
@@ -126,6 +126,9 @@ export async function updateAccount(actor: Actor, input: UpdateBankAccountInput)
     // CONTRACT §23: a changed opening balance, date or ledger account re-posts the OPENING (409 into a closed period)
     if (input.openingBalanceCents !== undefined || input.openingDate !== undefined || input.ledgerCategoryId !== undefined) {
       await postBankOpenings(tx, account.workspace_id, [account.id]);
+    }
+    if (input.ledgerCategoryId !== undefined && input.ledgerCategoryId !== account.ledger_category_id) {
+      await repostBankSettlements(tx, account.workspace_id, account.id);
     }
     return presentAccount(row);
   });

@@ -6,8 +6,9 @@
 export { booksReadRouter } from './books-read.router.js';
 export { journalExportRoutes } from './read/export.http.js';
 export { loadTransactions } from './read/journal.js';
+export { postManualJournal } from './journal-write.service.js'; // the demo seed's manual journal
 // write side (books-write.router.ts, roles, manual journals, verify; reactions.ts is the core's face, not exported here)
 export { booksWriteRouter } from './books-write.router.js';
 export { ensureRoles, roleAccounts } from './roles.service.js';
 export { publishPosted } from './journal-write.service.js';
-export { assertBankLedgerAccount, postBankOpenings } from './posting.js';
+export { assertBankLedgerAccount, postBankOpenings, repostBankSettlements } from './posting.js';

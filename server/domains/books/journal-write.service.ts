@@ -16,6 +16,12 @@ import { ensureRoles } from './roles.service.js';
  */
 export async function postManualJournal(actor: Actor, input: ManualJournalInput): Promise<JournalTransactionObject> {
   scope.requireWorkspaceMember(actor, input.workspaceId);
+  if (input.lines.length < 2) throw badRequest('lines: a journal has 2 to 200 lines');
+  for (const [i, l] of input.lines.entries()) {
+    if ((l.debitCents === undefined) === (l.creditCents === undefined)) {
+      throw badRequest(`lines[${i}]: exactly one of debitCents or creditCents`);
+    }
+  }
   const debits = input.lines.reduce((s, l) => s + (l.debitCents ?? 0), 0);
   const credits = input.lines.reduce((s, l) => s + (l.creditCents ?? 0), 0);
   if (debits !== credits) throw badRequest(`The debits (${debits}) and the credits (${credits}) of the journal differ`);

@@ -18,6 +18,18 @@ export async function postBankOpenings(tx: Transaction, workspaceId: number, acc
   await publishPosted(tx, ids.map(Number));
 }
 
+/**
+ * A bank account's ledger account changed: the settlements of its matched entries move to the new one (their
+ * reversal and new posting, dated out of closed periods as every settlement is).
+ */
+export async function repostBankSettlements(tx: Transaction, workspaceId: number, accountId: string): Promise<void> {
+  await db().query(
+    `SELECT books_post_entries($1, ARRAY(SELECT me.entry_id FROM bank_matches m JOIN bank_match_entries me ON me.match_id = m.id
+                                          WHERE m.workspace_id = $1 AND m.bank_account_id = $2 ORDER BY me.entry_id))`,
+    { bind: [workspaceId, accountId], type: QueryTypes.SELECT, transaction: tx },
+  );
+}
+
 /** A bank account's ledgerCategoryId: an ASSET category of the workspace (400 otherwise). */
 export async function assertBankLedgerAccount(tx: Transaction, workspaceId: number, categoryId: string | null | undefined): Promise<void> {
   if (!categoryId) return;

@@ -2,8 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { badRequest } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
-import { presentCategory, type CategoryRow } from '../accounting/index.js';
-import type { CategoryObject } from '../../../shared/contracts/accounting.js';
+import type { AccountType, CategoryObject } from '../../../shared/contracts/accounting.js';
 import { LEDGER_ROLES, ROLE_TYPES, type LedgerRole } from '../../../shared/contracts/books-write.js';
 import { requireBooksReader } from './read/access.js';
 
@@ -12,6 +11,35 @@ import { requireBooksReader } from './read/access.js';
  * (books_ensure_roles of migration 0045: an unused code, active) before its first posting or the first read.
  */
 export type Roles = Record<LedgerRole, CategoryObject>;
+
+/**
+ * A category row as CONTRACT §7 presents it. The books read categories themselves rather than through accounting's
+ * face: accounting reacts to entries, and the books sit under the ledger core (no domain cycle).
+ */
+type CategoryRow = {
+  id: string;
+  workspace_id: number;
+  code: string;
+  name: string;
+  account_type: AccountType;
+  parent_id: string | null;
+  external_id: string | null;
+  is_active: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+const presentCategory = (r: CategoryRow): CategoryObject => ({
+  id: r.id,
+  workspaceId: r.workspace_id,
+  code: r.code,
+  name: r.name,
+  accountType: r.account_type,
+  parentId: r.parent_id,
+  externalId: r.external_id,
+  isActive: r.is_active,
+  createdAt: r.created_at.toISOString(),
+  updatedAt: r.updated_at.toISOString(),
+});
 
 export async function ensureRoles(tx: Transaction, workspaceId: number): Promise<void> {
   await db().query('SELECT books_ensure_roles($1)', { bind: [workspaceId], type: QueryTypes.SELECT, transaction: tx });
