@@ -478,7 +478,7 @@ const BACKFILL_BATCH = 20_000;
  * and holds the table's lock until its COMMIT, so no other writer posts meanwhile). books_post_entries posts only
  * what is missing, so a backfill interrupted and run again posts nothing twice.
  */
-async function backfill(db: Sequelize) {
+export async function backfill(db: Sequelize) {
   const [[range]] = (await db.query('SELECT min(id)::text AS lo, max(id)::text AS hi FROM entries')) as [
     { lo: string | null; hi: string | null }[],
     unknown,
