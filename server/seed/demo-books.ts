@@ -3,6 +3,7 @@ import { db } from '../db/database.js';
 import type { Actor } from '../lib/scope.js';
 import type { AccountType } from '../../shared/contracts/accounting.js';
 import { createCategory } from '../domains/accounting/index.js';
+import { postManualJournal } from '../domains/books/index.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
 /** code, name, type, parent code: the demo's chart of accounts, with an account for each role of the books (CONTRACT §23). */
@@ -65,4 +66,20 @@ export async function seedDemoChart(actor: Actor, ws: DemoWorkspace): Promise<Ma
     },
   );
   return codes;
+}
+
+/**
+ * A manual journal a reader can follow in the trial balance: the owner pays 25,000.00 of capital into the bank
+ * (debit Bank accounts, credit Owner capital), dated `today`. The entries and bank matches posted the rest.
+ */
+export async function seedDemoBooks(actor: Actor, ws: DemoWorkspace, codes: ReadonlyMap<string, string>, today: Date): Promise<void> {
+  await postManualJournal(actor, {
+    workspaceId: ws.workspaceId,
+    date: today.toISOString().slice(0, 10),
+    description: 'Owner capital paid in',
+    lines: [
+      { categoryId: codes.get('1100')!, debitCents: 2_500_000, description: 'Transfer from the owner' },
+      { categoryId: codes.get('3300')!, creditCents: 2_500_000 },
+    ],
+  });
 }

@@ -4,7 +4,7 @@ import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
-import { seedDemoChart } from './demo-books.js';
+import { seedDemoBooks, seedDemoChart } from './demo-books.js';
 import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
@@ -87,6 +87,7 @@ async function seedEmptyDatabase(adminEmail: string, today: Date, opts: DemoOpti
     await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base, accounts);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
     await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoBooks(seedActor(admin.id, base.workspaceId), base, accounts, today);
     await seedDemoWebhooks(admin.id, base, opts.webhookReceiverUrl ?? null); // before the showcase: its events are delivered
     await seedDemoShowcase(seedActor(admin.id, base.workspaceId), base, today);
     const apiKey = await seedDemoApiKey(seedActor(admin.id, base.workspaceId), base.workspaceId);
