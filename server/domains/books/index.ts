@@ -6,6 +6,7 @@
 export { booksReadRouter } from './books-read.router.js';
 export { journalExportRoutes } from './read/export.http.js';
 export { loadTransactions } from './read/journal.js';
+export { accountLinesCursor } from './read/account-lines.js'; // the bench's deep general-ledger page
 export { postManualJournal } from './journal-write.service.js'; // the demo seed's manual journal
 // write side (books-write.router.ts, roles, manual journals, verify; reactions.ts is the core's face, not exported here)
 export { booksWriteRouter } from './books-write.router.js';

@@ -52,6 +52,14 @@ const presentAccount = (r: CategoryRow): CategoryObject => ({
   updatedAt: r.updated_at.toISOString(),
 });
 
+/** What a general-ledger cursor is bound to: the workspace, the account and the range (not the page size). */
+const accountLinesScope = (workspaceId: number, q: { categoryId: string; from?: string; to?: string }) =>
+  listScope({ list: 'account-lines', ws: workspaceId, cat: q.categoryId, from: q.from ?? null, to: q.to ?? null });
+
+/** The cursor of the page after the line at `at` (the bench starts a page deep in an account with it). */
+export const accountLinesCursor = (workspaceId: number, q: { categoryId: string; from?: string; to?: string }, at: Position): string =>
+  encodeCursor(accountLinesScope(workspaceId, q), { key: `${at.date}|${at.lineNo}`, id: at.transactionId });
+
 function decodePosition(cursor: string, identity: string): Position {
   const at = decodeCursor(cursor, identity);
   const [date, lineNo] = at.key.split('|');
@@ -81,7 +89,7 @@ export async function accountLines(actor: Actor, q: AccountLinesQuery): Promise<
   const p0 = new Params();
   const [category] = await select<CategoryRow>(`SELECT * FROM accounting_categories WHERE id = ${p0.add(q.categoryId)}::uuid`, p0);
   const workspaceId = requireBooksObject(actor, category?.workspace_id, 'Account');
-  const identity = listScope({ list: 'account-lines', ws: workspaceId, cat: q.categoryId, from: q.from ?? null, to: q.to ?? null });
+  const identity = accountLinesScope(workspaceId, q);
   const after = q.cursor === undefined ? undefined : decodePosition(q.cursor, identity);
 
   const p = new Params();
@@ -121,7 +129,7 @@ export async function accountLines(actor: Actor, q: AccountLinesQuery): Promise<
   const last = page[page.length - 1];
   const nextCursor =
     lines.length > q.limit && last
-      ? encodeCursor(identity, { key: `${last.date}|${last.line_no}`, id: Number(last.transaction_id) })
+      ? accountLinesCursor(workspaceId, q, { date: last.date, lineNo: last.line_no, transactionId: Number(last.transaction_id) })
       : null;
   return {
     account: presentAccount(category),
