@@ -16,7 +16,7 @@ export type Roles = Record<LedgerRole, CategoryObject>;
  * A category row as CONTRACT §7 presents it. The books read categories themselves rather than through accounting's
  * face: accounting reacts to entries, and the books sit under the ledger core (no domain cycle).
  */
-type CategoryRow = {
+export type CategoryRow = {
   id: string;
   workspace_id: number;
   code: string;
@@ -28,7 +28,7 @@ type CategoryRow = {
   created_at: Date;
   updated_at: Date;
 };
-const presentCategory = (r: CategoryRow): CategoryObject => ({
+export const presentCategory = (r: CategoryRow): CategoryObject => ({
   id: r.id,
   workspaceId: r.workspace_id,
   code: r.code,

@@ -1,23 +1,10 @@
-import type { CategoryObject } from '../../../../shared/contracts/accounting.js';
 import type { AccountLines, AccountLinesQuery } from '../../../../shared/contracts/books-read.js';
 import { badRequest } from '../../../lib/errors.js';
 import { decodeCursor, encodeCursor, listScope } from '../../../lib/page-cursor.js';
 import type { Actor } from '../../../lib/scope.js';
+import { presentCategory, type CategoryRow } from '../roles.service.js';
 import { requireBooksObject } from './access.js';
 import { cents, dayBefore, Params, select } from './sql.js';
-
-type CategoryRow = {
-  id: string;
-  workspace_id: number;
-  code: string;
-  name: string;
-  account_type: CategoryObject['accountType'];
-  parent_id: string | null;
-  external_id: string | null;
-  is_active: boolean;
-  created_at: Date;
-  updated_at: Date;
-};
 
 /** A line's place in the general ledger: its date, transaction and line number. */
 type Position = { date: string; transactionId: number; lineNo: number };
@@ -38,19 +25,6 @@ function balanceThrough(p: Params, ws: string, cat: string, at: Position | strin
              WHERE l.workspace_id = ${ws} AND l.category_id = ${cat}
                AND l.txn_date >= date_trunc('month', ${date}::date)::date AND ${inMonth}))`;
 }
-
-const presentAccount = (r: CategoryRow): CategoryObject => ({
-  id: r.id,
-  workspaceId: r.workspace_id,
-  code: r.code,
-  name: r.name,
-  accountType: r.account_type,
-  parentId: r.parent_id,
-  externalId: r.external_id,
-  isActive: r.is_active,
-  createdAt: r.created_at.toISOString(),
-  updatedAt: r.updated_at.toISOString(),
-});
 
 /** What a general-ledger cursor is bound to: the workspace, the account and the range (not the page size). */
 const accountLinesScope = (workspaceId: number, q: { categoryId: string; from?: string; to?: string }) =>
@@ -132,7 +106,7 @@ export async function accountLines(actor: Actor, q: AccountLinesQuery): Promise<
       ? accountLinesCursor(workspaceId, q, { date: last.date, lineNo: last.line_no, transactionId: Number(last.transaction_id) })
       : null;
   return {
-    account: presentAccount(category),
+    account: presentCategory(category),
     openingBalanceCents: cents(sums.opening),
     items: page.map((r) => ({
       transactionId: Number(r.transaction_id),
