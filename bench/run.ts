@@ -59,7 +59,7 @@ async function main(): Promise<void> {
   try {
     const dataset = await ensureDataset(bench.sequelize, settings.entries, log);
     await noteLeftovers(bench.sequelize, dataset.workspaceId);
-    if (!settings.only || settings.only.includes('books')) await ensureBooks(bench.sequelize, dataset.workspaceId, log);
+    if (!settings.only || settings.only.includes('books')) await ensureBooks(bench.sequelize, bench.url, dataset.workspaceId, log);
     const writes = await createWriteWorkspace(bench.sequelize);
     log('building the server (npm run build)');
     buildServer();

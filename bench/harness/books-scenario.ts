@@ -9,6 +9,7 @@ import type { Sequelize } from 'sequelize-typescript';
 import { backfill } from '../../server/db/migrations/0045-books.js';
 import { accountLinesCursor } from '../../server/domains/books/index.js';
 import { metered } from './cpu.js';
+import { ensureValuations } from './fx-report-scenario.js';
 import { cannon, loop } from './load.js';
 import type { BenchContext } from './scenarios.js';
 import { listLatencyRow, type ResultRow } from './table.js';
@@ -17,12 +18,13 @@ const CONNECTIONS = 10;
 const DEPTH = 100_000;
 const LIMIT = 20;
 
-/** The dataset's entries are written by COPY, behind the ledger core: post them once (the migration's backfill). */
-export async function ensureBooks(sequelize: Sequelize, workspaceId: number, log: (m: string) => void): Promise<void> {
+/** The dataset's entries are written by SQL, behind the ledger core: value them and post them once (the migration's backfill). */
+export async function ensureBooks(sequelize: Sequelize, url: string, workspaceId: number, log: (m: string) => void): Promise<void> {
   const [[row]] = (await sequelize.query(
     `SELECT EXISTS (SELECT 1 FROM journal_lines WHERE workspace_id = ${Number(workspaceId)}) AS posted`,
   )) as [{ posted: boolean }[], unknown];
   if (row.posted) return;
+  await ensureValuations(url, workspaceId, log); // an entry without its base amount posts nothing (CONTRACT §23)
   const t0 = performance.now();
   log('posting the dataset into the books (migration 0045 backfill)');
   await backfill(sequelize);
