@@ -1,5 +1,7 @@
 // The architecture rules of DESIGN.md §2, enforced by `npm run lint` (and so by CI):
 //   - a domain imports another domain only through that domain's index.ts, and so do the process,
+//     except the ledger core (server/domains/entries/), which also imports the declared second face of a domain
+//     that reacts to ledger changes, its reactions.ts (DESIGN §2a), and only the core does;
 //     transports and seed outside server/domains (main.ts, app.ts, trpc/, http/, mcp/, seed/);
 //   - server/lib, server/db and shared/ import no domain (process → trpc/http → domains → db/lib → shared);
 //   - no import cycle under server/.
@@ -18,6 +20,9 @@ const domains = fs
   .filter((entry) => entry.isDirectory())
   .map((entry) => `${domainsDir}/${entry.name}`);
 
+/** the ledger core: the one importer of the domains' reactions.ts faces */
+const ENTRIES = `${domainsDir}/entries`;
+const REACTIONS_MESSAGE = 'The ledger core imports another domain only through its index.ts or its reactions.ts face (DESIGN.md §2a).';
 const DOMAIN_MESSAGE = 'Import another domain only through its index.ts, never its internals (DESIGN.md §2).';
 const LAYER_MESSAGE = 'server/lib, server/db and shared/ are below the domains and must not import them (DESIGN.md §2).';
 
@@ -26,8 +31,8 @@ const zones = [
   ...domains.map((domain) => ({
     target: domain,
     from: domains.filter((other) => other !== domain),
-    except: ['index.ts'],
-    message: DOMAIN_MESSAGE,
+    except: domain === ENTRIES ? ['index.ts', 'reactions.ts'] : ['index.ts'],
+    message: domain === ENTRIES ? REACTIONS_MESSAGE : DOMAIN_MESSAGE,
   })),
   // wiring files directly in server/domains belong to no domain: they too go through index.ts
   { target: `${domainsDir}/*.ts`, from: domains, except: ['index.ts'], message: DOMAIN_MESSAGE },

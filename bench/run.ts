@@ -24,6 +24,7 @@ import { benchUser, createWriteWorkspace, ensureDataset } from './harness/fixtur
 import { buildServer, startServerProcess } from './harness/server-process.js';
 import { runScenarios, type BenchSettings } from './harness/scenarios.js';
 import { printTable } from './harness/table.js';
+import { ensureBooks } from './harness/books-scenario.js';
 
 const quick = process.argv.includes('--quick');
 const settings: BenchSettings = quick
@@ -58,6 +59,7 @@ async function main(): Promise<void> {
   try {
     const dataset = await ensureDataset(bench.sequelize, settings.entries, log);
     await noteLeftovers(bench.sequelize, dataset.workspaceId);
+    if (!settings.only || settings.only.includes('books')) await ensureBooks(bench.sequelize, bench.url, dataset.workspaceId, log);
     const writes = await createWriteWorkspace(bench.sequelize);
     log('building the server (npm run build)');
     buildServer();

@@ -18,6 +18,7 @@ import { rulesScenarios, side } from './rules-scenario.js';
 import { ensureValuations, fxReportScenario } from './fx-report-scenario.js';
 import { listPagesScenarios } from './list-pages-scenario.js';
 import { mcpScenarios } from './mcp-scenario.js';
+import { booksScenarios } from './books-scenario.js';
 import { budgetScenario } from './budget-scenario.js';
 
 export type BenchSettings = {
@@ -264,6 +265,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
     await step('rules: POST /entries', rules.post);
     for (const [name, run] of (await import('./bank-scenario.js')).bankScenarios(c)) await step(name, run);
     for (const [name, run] of mcpScenarios(c)) await step(name, run);
+    for (const [name, run] of booksScenarios(c, pool)) await step(name, run);
     for (const [name, run] of (await import('./documents-scenario.js')).documentScenarios(c)) await step(name, run);
   } finally {
     await client.end();

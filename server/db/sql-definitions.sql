@@ -1,7 +1,7 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 26 functions
+-- 40 functions
 
 -- bank_lines_match_row()
 CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
@@ -117,6 +117,319 @@ AS $function$
       RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
         USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
     END $function$;
+
+-- books_currency_exponent(c text)
+CREATE OR REPLACE FUNCTION public.books_currency_exponent(c text)
+ RETURNS integer
+ LANGUAGE sql
+ IMMUTABLE PARALLEL SAFE
+AS $function$
+    SELECT CASE rtrim(c) WHEN 'BIF' THEN 0 WHEN 'CLP' THEN 0 WHEN 'DJF' THEN 0 WHEN 'GNF' THEN 0 WHEN 'ISK' THEN 0 WHEN 'JPY' THEN 0 WHEN 'KMF' THEN 0 WHEN 'KRW' THEN 0 WHEN 'PYG' THEN 0 WHEN 'RWF' THEN 0 WHEN 'UGX' THEN 0 WHEN 'UYI' THEN 0 WHEN 'VND' THEN 0 WHEN 'VUV' THEN 0 WHEN 'XAF' THEN 0 WHEN 'XOF' THEN 0 WHEN 'XPF' THEN 0 WHEN 'BHD' THEN 3 WHEN 'IQD' THEN 3 WHEN 'JOD' THEN 3 WHEN 'KWD' THEN 3 WHEN 'LYD' THEN 3 WHEN 'OMR' THEN 3 WHEN 'TND' THEN 3 WHEN 'CLF' THEN 4 WHEN 'UYW' THEN 4 ELSE 2 END
+  $function$;
+
+-- books_ensure_roles(ws integer)
+CREATE OR REPLACE FUNCTION public.books_ensure_roles(ws integer)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    r record;
+    try_code text;
+    n int;
+    cat uuid;
+  BEGIN
+    IF (SELECT count(*) FROM ledger_roles l WHERE l.workspace_id = ws) = 7 THEN
+      RETURN;
+    END IF;
+    PERFORM pg_advisory_xact_lock(4245, ws);
+    FOR r IN
+      SELECT v.role, v.code, v.name, v.account_type
+        FROM (VALUES ('BANK', '1000', 'Bank', 'ASSET', 1), ('RECEIVABLE', '1200', 'Accounts receivable', 'ASSET', 2),
+                     ('PAYABLE', '2000', 'Accounts payable', 'LIABILITY', 3),
+                     ('OPENING_BALANCE', '3000', 'Opening balance equity', 'EQUITY', 4),
+                     ('RETAINED_EARNINGS', '3100', 'Retained earnings', 'EQUITY', 5),
+                     ('REVENUE', '4000', 'Revenue', 'REVENUE', 6), ('EXPENSE', '6000', 'Expenses', 'EXPENSE', 7))
+             AS v(role, code, name, account_type, ord)
+       WHERE NOT EXISTS (SELECT 1 FROM ledger_roles l WHERE l.workspace_id = ws AND l.role = v.role)
+       ORDER BY v.ord
+    LOOP
+      n := 0;
+      try_code := r.code;
+      WHILE EXISTS (SELECT 1 FROM accounting_categories c WHERE c.workspace_id = ws AND c.code = try_code) LOOP
+        n := n + 1;
+        try_code := r.code || '-' || n;
+      END LOOP;
+      INSERT INTO accounting_categories (workspace_id, code, name, account_type, is_active)
+      VALUES (ws, try_code, r.name, r.account_type, true) RETURNING id INTO cat;
+      INSERT INTO ledger_roles (workspace_id, role, category_id) VALUES (ws, r.role, cat);
+    END LOOP;
+  END $function$;
+
+-- books_expected_entries(ws integer, ids bigint[])
+CREATE OR REPLACE FUNCTION public.books_expected_entries(ws integer, ids bigint[])
+ RETURNS TABLE(entry_id bigint, kind text, txn_date date, bank_match_id uuid, bank_account_id uuid, line_no integer, category_id uuid, debit_cents bigint, credit_cents bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    WITH roles AS (
+      SELECT (array_agg(r.category_id) FILTER (WHERE r.role = 'BANK'))[1] AS bank,
+             (array_agg(r.category_id) FILTER (WHERE r.role = 'RECEIVABLE'))[1] AS receivable,
+             (array_agg(r.category_id) FILTER (WHERE r.role = 'PAYABLE'))[1] AS payable,
+             (array_agg(r.category_id) FILTER (WHERE r.role = 'REVENUE'))[1] AS revenue,
+             (array_agg(r.category_id) FILTER (WHERE r.role = 'EXPENSE'))[1] AS expense
+        FROM ledger_roles r WHERE r.workspace_id = ws
+    ),
+    e AS (
+      SELECT e.id, e.entry_type, e.entry_date, e.amount_base_cents AS a, e.fx_rate::numeric AS rate,
+             books_currency_exponent(w.base_currency) - books_currency_exponent(e.base_currency) AS shift,
+             CASE e.entry_type WHEN 'INCOME' THEN 'REVENUE' ELSE 'EXPENSE' END AS pl_type,
+             CASE WHEN c.account_type = CASE e.entry_type WHEN 'INCOME' THEN 'REVENUE' ELSE 'EXPENSE' END THEN c.id
+                  WHEN e.entry_type = 'INCOME' THEN r.revenue ELSE r.expense END AS account,
+             CASE e.entry_type WHEN 'INCOME' THEN r.receivable ELSE r.payable END AS side,
+             r.bank
+        FROM entries e
+        JOIN workspaces w ON w.id = e.workspace_id
+        CROSS JOIN roles r
+        LEFT JOIN accounting_categories c ON c.id = e.category_id AND c.workspace_id = e.workspace_id
+       WHERE e.workspace_id = ws AND e.id = ANY(ids)
+         AND e.entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED') AND e.amount_base_cents > 0
+    ),
+    item AS (
+      SELECT i.entry_id, i.position, i.amount_cents,
+             CASE WHEN ic.account_type = e.pl_type THEN ic.id END AS own_account
+        FROM e JOIN entry_items i ON i.entry_id = e.id AND i.workspace_id = ws
+        LEFT JOIN accounting_categories ic ON ic.id = i.category_id AND ic.workspace_id = ws
+    ),
+    -- with items that carry a category of the entry's type: one line per account, each item converted at the
+    -- entry's rate and rounded half away from zero (numeric round), the cents left on the largest line (the first)
+    per_account AS (
+      SELECT it.entry_id, COALESCE(it.own_account, e.account) AS account, min(it.position) AS first,
+             sum(round(it.amount_cents * e.rate * 10::numeric ^ e.shift))::bigint AS cents
+        FROM item it JOIN e ON e.id = it.entry_id
+       WHERE it.entry_id IN (SELECT x.entry_id FROM item x WHERE x.own_account IS NOT NULL)
+       GROUP BY 1, 2
+    ),
+    split AS (
+      SELECT p.entry_id, p.account, p.first,
+             p.cents + CASE WHEN row_number() OVER (PARTITION BY p.entry_id ORDER BY p.cents DESC, p.first) = 1
+                            THEN e.a - sum(p.cents) OVER (PARTITION BY p.entry_id) ELSE 0 END AS cents
+        FROM per_account p JOIN e ON e.id = p.entry_id
+      UNION ALL
+      SELECT e.id, e.account, 0, e.a FROM e WHERE NOT EXISTS (SELECT 1 FROM per_account p WHERE p.entry_id = e.id)
+    ),
+    pl AS (
+      SELECT s.entry_id, s.account, s.cents::bigint AS cents, row_number() OVER (PARTITION BY s.entry_id ORDER BY s.first, s.account)::int AS n,
+             count(*) OVER (PARTITION BY s.entry_id)::int AS of_n
+        FROM split s WHERE s.cents > 0
+    ),
+    settle AS (
+      SELECT e.id, e.entry_type, e.a, e.side, me.match_id, m.bank_account_id, COALESCE(ba.ledger_category_id, e.bank) AS bank_account,
+             books_open_day(ws, (SELECT max(l.booking_date) FROM bank_lines l WHERE l.match_id = me.match_id)) AS day
+        FROM e
+        JOIN bank_match_entries me ON me.entry_id = e.id
+        JOIN bank_matches m ON m.id = me.match_id
+        JOIN bank_accounts ba ON ba.id = m.bank_account_id
+    )
+    SELECT e.id, 'ENTRY', e.entry_date, NULL::uuid, NULL::uuid,
+           CASE WHEN e.entry_type = 'INCOME' THEN 1 ELSE 1 + (SELECT max(p.of_n) FROM pl p WHERE p.entry_id = e.id) END,
+           e.side, CASE WHEN e.entry_type = 'INCOME' THEN e.a ELSE 0 END, CASE WHEN e.entry_type = 'INCOME' THEN 0 ELSE e.a END
+      FROM e
+    UNION ALL
+    SELECT e.id, 'ENTRY', e.entry_date, NULL, NULL, p.n + CASE WHEN e.entry_type = 'INCOME' THEN 1 ELSE 0 END,
+           p.account, CASE WHEN e.entry_type = 'INCOME' THEN 0 ELSE p.cents END, CASE WHEN e.entry_type = 'INCOME' THEN p.cents ELSE 0 END
+      FROM pl p JOIN e ON e.id = p.entry_id
+    UNION ALL
+    SELECT s.id, 'SETTLEMENT', s.day, s.match_id, s.bank_account_id, 1,
+           CASE WHEN s.entry_type = 'INCOME' THEN s.bank_account ELSE s.side END, s.a, 0
+      FROM settle s WHERE s.day IS NOT NULL
+    UNION ALL
+    SELECT s.id, 'SETTLEMENT', s.day, s.match_id, s.bank_account_id, 2,
+           CASE WHEN s.entry_type = 'INCOME' THEN s.side ELSE s.bank_account END, 0, s.a
+      FROM settle s WHERE s.day IS NOT NULL
+  $function$;
+
+-- books_expected_openings(ws integer, ids uuid[])
+CREATE OR REPLACE FUNCTION public.books_expected_openings(ws integer, ids uuid[])
+ RETURNS TABLE(bank_account_id uuid, txn_date date, line_no integer, category_id uuid, debit_cents bigint, credit_cents bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    WITH a AS (
+      SELECT a.id, a.opening_date, a.opening_balance_cents AS bal,
+             COALESCE(a.ledger_category_id, (SELECT r.category_id FROM ledger_roles r WHERE r.workspace_id = ws AND r.role = 'BANK')) AS account,
+             (SELECT r.category_id FROM ledger_roles r WHERE r.workspace_id = ws AND r.role = 'OPENING_BALANCE') AS equity
+        FROM bank_accounts a
+       WHERE a.workspace_id = ws AND a.id = ANY(ids) AND a.opening_balance_cents <> 0 AND a.opening_date IS NOT NULL
+    )
+    SELECT a.id, a.opening_date, 1, CASE WHEN a.bal > 0 THEN a.account ELSE a.equity END, abs(a.bal), 0::bigint FROM a
+    UNION ALL
+    SELECT a.id, a.opening_date, 2, CASE WHEN a.bal > 0 THEN a.equity ELSE a.account END, 0::bigint, abs(a.bal) FROM a
+  $function$;
+
+-- books_expected_transactions(ws integer, ids bigint[])
+CREATE OR REPLACE FUNCTION public.books_expected_transactions(ws integer, ids bigint[])
+ RETURNS TABLE(entry_id bigint, kind text, txn_date date, bank_match_id uuid, bank_account_id uuid, sig jsonb)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT x.entry_id, x.kind, x.txn_date, x.bank_match_id, x.bank_account_id,
+           jsonb_agg(jsonb_build_array(x.category_id, x.debit_cents, x.credit_cents) ORDER BY x.line_no)
+      FROM books_expected_entries(ws, ids) x GROUP BY 1, 2, 3, 4, 5
+  $function$;
+
+-- books_live_entries(ws integer, ids bigint[])
+CREATE OR REPLACE FUNCTION public.books_live_entries(ws integer, ids bigint[])
+ RETURNS TABLE(id bigint, entry_id bigint, kind text, txn_date date, bank_match_id uuid, bank_account_id uuid, sig jsonb)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    SELECT t.id, t.entry_id, t.kind, t.txn_date, t.bank_match_id, t.bank_account_id,
+           (SELECT jsonb_agg(jsonb_build_array(l.category_id, l.debit_cents, l.credit_cents) ORDER BY l.line_no)
+              FROM journal_lines l WHERE l.transaction_id = t.id)
+      FROM journal_transactions t
+     WHERE t.workspace_id = ws AND t.entry_id = ANY(ids) AND t.kind IN ('ENTRY', 'SETTLEMENT')
+       AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id)
+  $function$;
+
+-- books_open_day(ws integer, day date)
+CREATE OR REPLACE FUNCTION public.books_open_day(ws integer, day date)
+ RETURNS date
+ LANGUAGE plpgsql
+ STABLE
+AS $function$
+  DECLARE
+    d date := day;
+    last_day date;
+  BEGIN
+    LOOP
+      SELECT p.end_date INTO last_day FROM accounting_periods p
+       WHERE p.workspace_id = ws AND p.status = 'CLOSED' AND p.start_date <= d AND p.end_date >= d LIMIT 1;
+      EXIT WHEN last_day IS NULL;
+      d := last_day + 1;
+    END LOOP;
+    RETURN d;
+  END $function$;
+
+-- books_post_bank_openings(ws integer, ids uuid[])
+CREATE OR REPLACE FUNCTION public.books_post_bank_openings(ws integer, ids uuid[])
+ RETURNS bigint[]
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    posted bigint[];
+  BEGIN
+    IF COALESCE(cardinality(ids), 0) = 0 THEN
+      RETURN '{}';
+    END IF;
+    -- nothing to post nor to reverse: no role account is created for it
+    IF NOT EXISTS (SELECT 1 FROM bank_accounts a WHERE a.workspace_id = ws AND a.id = ANY(ids) AND a.opening_balance_cents <> 0 AND a.opening_date IS NOT NULL)
+       AND NOT EXISTS (SELECT 1 FROM journal_transactions t WHERE t.workspace_id = ws AND t.bank_account_id = ANY(ids) AND t.kind = 'OPENING') THEN
+      RETURN '{}';
+    END IF;
+    PERFORM books_ensure_roles(ws);
+    WITH exp AS MATERIALIZED (SELECT * FROM books_expected_openings(ws, ids)),
+    exp_tx AS (
+      SELECT x.bank_account_id, x.txn_date,
+             jsonb_agg(jsonb_build_array(x.category_id, x.debit_cents, x.credit_cents) ORDER BY x.line_no) AS sig
+        FROM exp x GROUP BY 1, 2
+    ),
+    live AS MATERIALIZED (
+      SELECT t.id, t.bank_account_id, t.txn_date,
+             (SELECT jsonb_agg(jsonb_build_array(l.category_id, l.debit_cents, l.credit_cents) ORDER BY l.line_no)
+                FROM journal_lines l WHERE l.transaction_id = t.id) AS sig
+        FROM journal_transactions t
+       WHERE t.workspace_id = ws AND t.bank_account_id = ANY(ids) AND t.kind = 'OPENING'
+         AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id)
+    ),
+    kept AS (
+      SELECT l.id, l.bank_account_id FROM live l JOIN exp_tx x
+          ON x.bank_account_id = l.bank_account_id AND x.txn_date = l.txn_date AND x.sig = l.sig
+    ),
+    todo AS (
+      SELECT 1 AS step, l.id AS reverses, 'REVERSAL'::text AS kind, l.txn_date, l.bank_account_id
+        FROM live l WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.id = l.id)
+      UNION ALL
+      SELECT 2, NULL::bigint, 'OPENING', x.txn_date, x.bank_account_id
+        FROM exp_tx x WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.bank_account_id = x.bank_account_id)
+    ),
+    numbered AS MATERIALIZED (
+      SELECT nextval('journal_transactions_id_seq'::regclass) AS id, t.*
+        FROM (SELECT * FROM todo ORDER BY step, bank_account_id) t
+    ),
+    ins_tx AS (
+      INSERT INTO journal_transactions (id, workspace_id, kind, txn_date, bank_account_id, reverses, description)
+      SELECT n.id, ws, n.kind, n.txn_date, n.bank_account_id, n.reverses, 'Opening balance' FROM numbered n
+    ),
+    ins_lines AS (
+      INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
+      SELECT n.id, ws, l.line_no, l.category_id, l.credit_cents, l.debit_cents, n.txn_date, n.kind
+        FROM numbered n JOIN journal_lines l ON l.transaction_id = n.reverses WHERE n.step = 1
+      UNION ALL
+      SELECT n.id, ws, x.line_no, x.category_id, x.debit_cents, x.credit_cents, n.txn_date, n.kind
+        FROM numbered n JOIN exp x ON x.bank_account_id = n.bank_account_id WHERE n.step = 2
+    )
+    SELECT COALESCE(array_agg(n.id ORDER BY n.id) FILTER (WHERE n.step = 2), '{}') INTO posted FROM numbered n;
+    RETURN posted;
+  END $function$;
+
+-- books_post_entries(ws integer, ids bigint[])
+CREATE OR REPLACE FUNCTION public.books_post_entries(ws integer, ids bigint[])
+ RETURNS integer
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    posted int;
+  BEGIN
+    IF COALESCE(cardinality(ids), 0) = 0 THEN
+      RETURN 0;
+    END IF;
+    PERFORM books_ensure_roles(ws);
+    WITH exp AS MATERIALIZED (SELECT * FROM books_expected_entries(ws, ids)),
+    exp_tx AS (
+      SELECT x.entry_id, x.kind, x.txn_date, x.bank_match_id, x.bank_account_id,
+             jsonb_agg(jsonb_build_array(x.category_id, x.debit_cents, x.credit_cents) ORDER BY x.line_no) AS sig
+        FROM exp x GROUP BY 1, 2, 3, 4, 5
+    ),
+    live AS MATERIALIZED (SELECT * FROM books_live_entries(ws, ids)),
+    kept AS (
+      SELECT l.id, x.entry_id, x.kind, x.bank_match_id
+        FROM live l JOIN exp_tx x
+          ON x.entry_id = l.entry_id AND x.kind = l.kind AND x.bank_match_id IS NOT DISTINCT FROM l.bank_match_id
+         AND x.bank_account_id IS NOT DISTINCT FROM l.bank_account_id
+         AND (x.kind = 'SETTLEMENT' OR x.txn_date = l.txn_date) AND x.sig = l.sig
+    ),
+    todo AS (
+      SELECT 1 AS step, l.id AS reverses, l.entry_id, 'REVERSAL'::text AS kind,
+             CASE WHEN l.kind = 'SETTLEMENT' THEN books_open_day(ws, l.txn_date) ELSE l.txn_date END AS txn_date,
+             l.bank_match_id, l.bank_account_id, l.kind AS of_kind
+        FROM live l WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.id = l.id)
+      UNION ALL
+      SELECT 2, NULL::bigint, x.entry_id, x.kind, x.txn_date, x.bank_match_id, x.bank_account_id, x.kind
+        FROM exp_tx x
+       WHERE NOT EXISTS (SELECT 1 FROM kept k WHERE k.entry_id = x.entry_id AND k.kind = x.kind
+                                                AND k.bank_match_id IS NOT DISTINCT FROM x.bank_match_id)
+    ),
+    numbered AS MATERIALIZED (
+      SELECT nextval('journal_transactions_id_seq'::regclass) AS id, t.*
+        FROM (SELECT * FROM todo ORDER BY step, entry_id, of_kind DESC) t
+    ),
+    ins_tx AS (
+      INSERT INTO journal_transactions (id, workspace_id, kind, txn_date, entry_id, bank_match_id, bank_account_id, reverses)
+      SELECT n.id, ws, n.kind, n.txn_date, n.entry_id, n.bank_match_id, n.bank_account_id, n.reverses FROM numbered n
+    ),
+    ins_lines AS (
+      INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, description, txn_date, kind, entry_id)
+      SELECT n.id, ws, l.line_no, l.category_id, l.credit_cents, l.debit_cents, l.description, n.txn_date, n.kind, n.entry_id
+        FROM numbered n JOIN journal_lines l ON l.transaction_id = n.reverses
+       WHERE n.step = 1
+      UNION ALL
+      SELECT n.id, ws, x.line_no, x.category_id, x.debit_cents, x.credit_cents, NULL, n.txn_date, n.kind, n.entry_id
+        FROM numbered n JOIN exp x ON x.entry_id = n.entry_id AND x.kind = n.kind AND x.bank_match_id IS NOT DISTINCT FROM n.bank_match_id
+       WHERE n.step = 2
+    )
+    SELECT count(*) INTO posted FROM numbered;
+    RETURN posted;
+  END $function$;
 
 -- closed_period_name(ws integer, day date)
 CREATE OR REPLACE FUNCTION public.closed_period_name(ws integer, day date)
@@ -378,6 +691,86 @@ AS $function$
       RETURN q;
     END $function$;
 
+-- journal_append_only()
+CREATE OR REPLACE FUNCTION public.journal_append_only()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    RAISE EXCEPTION 'the journal is append-only: % on % refused', TG_OP, TG_TABLE_NAME
+      USING ERRCODE = 'check_violation', CONSTRAINT = 'journal_append_only';
+  END $function$;
+
+-- journal_balance_check()
+CREATE OR REPLACE FUNCTION public.journal_balance_check()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    d numeric;
+    c numeric;
+  BEGIN
+    SELECT COALESCE(sum(l.debit_cents), 0), COALESCE(sum(l.credit_cents), 0) INTO d, c
+      FROM journal_lines l WHERE l.transaction_id = NEW.transaction_id;
+    IF NOT EXISTS (SELECT 1 FROM journal_transactions t
+                    WHERE t.id = NEW.transaction_id AND t.txn_date = NEW.txn_date AND t.kind = NEW.kind
+                      AND t.entry_id IS NOT DISTINCT FROM NEW.entry_id) THEN
+      RAISE EXCEPTION 'journal line %: its date, kind or entry differ from its transaction %', NEW.id, NEW.transaction_id
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'journal_balanced';
+    END IF;
+    IF d <> c THEN
+      RAISE EXCEPTION 'journal transaction %: its debits (%) and credits (%) differ', NEW.transaction_id, d, c
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'journal_balanced';
+    END IF;
+    RETURN NULL;
+  END $function$;
+
+-- journal_closed_period_rows()
+CREATE OR REPLACE FUNCTION public.journal_closed_period_rows()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    hit record;
+  BEGIN
+    PERFORM pg_advisory_xact_lock_shared(4201, ws) FROM (SELECT DISTINCT workspace_id AS ws FROM new_rows ORDER BY 1) w;
+    SELECT r.id, r.txn_date, c.name INTO hit
+      FROM new_rows r, LATERAL (SELECT closed_period_name(r.workspace_id, r.txn_date) AS name) c
+     WHERE c.name IS NOT NULL LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'journal transaction % is dated % in the closed accounting period "%"', hit.id, hit.txn_date, hit.name
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'journal_closed_period';
+    END IF;
+    RETURN NULL;
+  END $function$;
+
+-- journal_lines_balances()
+CREATE OR REPLACE FUNCTION public.journal_lines_balances()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
+    SELECT n.workspace_id, n.category_id, date_trunc('month', n.txn_date)::date, sum(n.debit_cents), sum(n.credit_cents)
+      FROM new_lines n GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    ON CONFLICT (workspace_id, category_id, month)
+      DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
+    RETURN NULL;
+  END $function$;
+
+-- ledger_role_stays_active()
+CREATE OR REPLACE FUNCTION public.ledger_role_stays_active()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    IF EXISTS (SELECT 1 FROM ledger_roles r WHERE r.category_id = NEW.id) THEN
+      RAISE EXCEPTION 'category % is the account of a ledger role: it cannot be deactivated', NEW.id
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'ledger_role_active';
+    END IF;
+    RETURN NEW;
+  END $function$;
+
 -- notify_auth_changed()
 CREATE OR REPLACE FUNCTION public.notify_auth_changed()
  RETURNS trigger
@@ -412,8 +805,9 @@ AS $function$
       RETURN NULL;
     END $function$;
 
--- 36 triggers
+-- 45 triggers
 
+CREATE TRIGGER accounting_categories_role_active BEFORE UPDATE OF is_active ON accounting_categories FOR EACH ROW WHEN (old.is_active AND NOT new.is_active) EXECUTE FUNCTION ledger_role_stays_active();
 CREATE TRIGGER rules_categories_updated_notify AFTER UPDATE ON accounting_categories REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
 CREATE TRIGGER bank_lines_match_delete AFTER DELETE ON bank_lines FOR EACH ROW WHEN (old.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
 CREATE TRIGGER bank_lines_match_insert AFTER INSERT ON bank_lines FOR EACH ROW WHEN (new.match_id IS NOT NULL) EXECUTE FUNCTION bank_lines_match_row();
@@ -439,6 +833,14 @@ CREATE TRIGGER entry_tags_inserted_notify AFTER INSERT ON entry_tags REFERENCING
 CREATE TRIGGER entry_tags_rank_after_delete AFTER DELETE ON entry_tags REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION entry_tags_rerank_changed();
 CREATE TRIGGER entry_tags_rank_after_insert AFTER INSERT ON entry_tags REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entry_tags_rerank_changed();
 CREATE TRIGGER entry_tags_rank_after_update AFTER UPDATE ON entry_tags REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entry_tags_rerank_changed();
+CREATE CONSTRAINT TRIGGER journal_balanced AFTER INSERT ON journal_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_balance_check();
+CREATE TRIGGER journal_lines_append_only BEFORE DELETE OR UPDATE ON journal_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER journal_lines_balances AFTER INSERT ON journal_lines REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_balances();
+CREATE TRIGGER journal_lines_no_truncate BEFORE TRUNCATE ON journal_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER journal_closed_period AFTER INSERT ON journal_transactions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_closed_period_rows();
+CREATE TRIGGER journal_transactions_append_only BEFORE DELETE OR UPDATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER journal_transactions_no_truncate BEFORE TRUNCATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER ledger_balances_no_truncate BEFORE TRUNCATE ON ledger_balances FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER rules_parties_updated_notify AFTER UPDATE ON parties REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
 CREATE TRIGGER project_members_auth_changed AFTER INSERT OR DELETE OR UPDATE ON project_members FOR EACH ROW EXECUTE FUNCTION notify_auth_changed('user_id');
 CREATE TRIGGER rules_projects_deleted_notify AFTER DELETE ON projects REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();

@@ -6,6 +6,7 @@ import { documentRoutes } from '../domains/documents/index.js';
 import { bankingRoutes } from '../domains/banking/index.js';
 import { fxRoutes } from '../domains/fx/index.js';
 import { webhookRoutes } from '../domains/accounting/index.js';
+import { journalExportRoutes } from '../domains/books/index.js';
 
 /**
  * Domain express routes (uploads, downloads, CSV/PDF streams, webhooks, ingest) register here.
@@ -19,3 +20,4 @@ expressRoutes.use(documentRoutes());
 expressRoutes.use(webhookRoutes());
 expressRoutes.use(bankingRoutes());
 expressRoutes.use(fxRoutes());
+expressRoutes.use(journalExportRoutes());

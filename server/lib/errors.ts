@@ -157,6 +157,13 @@ export function knownError(err: unknown): AppError | undefined {
   if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'entry_closed_period') {
     return conflict('The change would move the totals of a closed accounting period');
   }
+  // CONTRACT §23 (migration 0045): a posting dated in a closed period; a role account deactivated
+  if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'journal_closed_period') {
+    return conflict('The change would post to the books in a closed accounting period');
+  }
+  if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'ledger_role_active') {
+    return conflict('The category is the account of a ledger role and cannot be deactivated');
+  }
   if (pgCode === '23514' && postgresErrorOf(cause)?.constraint === 'bank_match_balance') {
     return conflict('The change would leave a bank match unbalanced; delete the match first');
   }

@@ -1,9 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { db } from '../db/database.js';
 import type { Actor } from '../lib/scope.js';
-import type { AccountType } from '../../shared/contracts/accounting.js';
 import {
-  createCategory,
   createConnection,
   batchUpsertPartyMappings,
   createTaxMapping,
@@ -15,29 +13,12 @@ import {
 } from '../domains/accounting/index.js';
 import type { DemoWorkspace } from './demo-entries.js';
 
-/** code, name, type, parent code */
-const CHART: [string, string, AccountType, string | null][] = [
-  ['1000', 'Assets', 'ASSET', null],
-  ['1100', 'Bank accounts', 'ASSET', '1000'],
-  ['1200', 'Accounts receivable', 'ASSET', '1000'],
-  ['2000', 'Liabilities', 'LIABILITY', null],
-  ['2100', 'Accounts payable', 'LIABILITY', '2000'],
-  ['3000', 'Equity', 'EQUITY', null],
-  ['4000', 'Revenue', 'REVENUE', null],
-  ['4100', 'Consulting revenue', 'REVENUE', '4000'],
-  ['4200', 'Licence revenue', 'REVENUE', '4000'],
-  ['6000', 'Operating expenses', 'EXPENSE', null],
-  ['6100', 'Rent', 'EXPENSE', '6000'],
-  ['6200', 'Software and hosting', 'EXPENSE', '6000'],
-  ['6300', 'Travel', 'EXPENSE', '6000'],
-];
-
 /**
- * A MANUAL connection that requires review, a small chart of accounts, party and tax mappings,
+ * A MANUAL connection that requires review, party and tax mappings (the chart of accounts is demo-books.ts'),
  * and a review queue with an item in every state — all through the accounting services.
  * The entries seed ran before this connection existed, so the reviews are created explicitly.
  */
-export async function seedDemoAccounting(actor: Actor, ws: DemoWorkspace): Promise<void> {
+export async function seedDemoAccounting(actor: Actor, ws: DemoWorkspace, codes: ReadonlyMap<string, string>): Promise<void> {
   const connection = await createConnection(actor, {
     workspaceId: ws.workspaceId,
     providerType: 'MANUAL',
@@ -46,17 +27,6 @@ export async function seedDemoAccounting(actor: Actor, ws: DemoWorkspace): Promi
     syncMode: 'MANUAL_PUSH',
     requireReview: true,
   });
-  const codes = new Map<string, string>();
-  for (const [code, name, accountType, parent] of CHART) {
-    const category = await createCategory(actor, {
-      workspaceId: ws.workspaceId,
-      code,
-      name,
-      accountType,
-      parentId: parent ? codes.get(parent) : null,
-    });
-    codes.set(code, category.id);
-  }
   await batchUpsertPartyMappings(actor, {
     connectionId: connection.id,
     mappings: ws.partyIds.slice(0, 3).map((partyId, i) => ({

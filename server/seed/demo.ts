@@ -4,6 +4,7 @@ import { clock } from '../lib/clock.js';
 import { seedActor, seedDemoEntries } from './demo-entries.js';
 import { seedDemoDocuments } from './demo-documents.js';
 import { seedDemoAccounting } from './demo-accounting.js';
+import { seedDemoBooks, seedDemoChart } from './demo-books.js';
 import { seedDemoBanking } from './demo-banking.js';
 import { seedDemoWebhooks } from './demo-webhooks.js';
 import { seedDemoRules } from './demo-rules.js';
@@ -80,12 +81,14 @@ async function seedEmptyDatabase(adminEmail: string, today: Date, opts: DemoOpti
   });
   if (admin) {
     await seedDemoFxRates(base, today); // before the entries: each is valued when created (CONTRACT §17)
+    const accounts = await seedDemoChart(seedActor(admin.id, base.workspaceId), base); // before the entries: they post to it (§23)
     // Later domains add their part of the demo data after the entries (documents, accounting …).
     await seedDemoEntries(seedActor(admin.id, base.workspaceId), base, today);
     await seedDemoDocuments(seedActor(admin.id, base.workspaceId), base);
-    await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoAccounting(seedActor(admin.id, base.workspaceId), base, accounts);
     await seedDemoBanking(seedActor(admin.id, base.workspaceId), base);
     await seedDemoRules(seedActor(admin.id, base.workspaceId), base);
+    await seedDemoBooks(seedActor(admin.id, base.workspaceId), base, accounts, today);
     await seedDemoRecurring(seedActor(admin.id, base.workspaceId), base, today); // CONTRACT §25: rent, salary, a budget
     await seedDemoWebhooks(admin.id, base, opts.webhookReceiverUrl ?? null); // before the showcase: its events are delivered
     await seedDemoShowcase(seedActor(admin.id, base.workspaceId), base, today);

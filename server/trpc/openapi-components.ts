@@ -6,6 +6,7 @@ import * as auth from '../../shared/contracts/auth.js';
 import * as banking from '../../shared/contracts/banking.js';
 import * as budgets from '../../shared/contracts/budgets.js';
 import * as recurring from '../../shared/contracts/recurring.js';
+import * as booksRead from '../../shared/contracts/books-read.js';
 import * as documents from '../../shared/contracts/documents.js';
 import * as inbox from '../../shared/contracts/documents-inbox.js';
 import * as entries from '../../shared/contracts/entries.js';
@@ -160,6 +161,8 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [banking.EntryWithMatch, 'EntryWithMatch'],
   [banking.ReconciliationStatus, 'ReconciliationStatus'],
   [banking.StatementBalance, 'StatementBalance'],
+  // §23 the books
+  [booksRead.JournalTransactionObject, 'JournalTransaction'],
   // §15 outbound webhooks
   [webhooks.WebhookEndpointObject, 'WebhookEndpoint'],
   [webhooks.WebhookEndpointWithSecret, 'WebhookEndpointWithSecret'],

@@ -210,6 +210,7 @@ const OBJECT_OF_SEGMENT: Record<string, string> = {
   parties: 'party',
   tags: 'tag',
   entries: 'entry',
+  journal: 'journal transaction',
   integrations: 'integration',
   'bank-accounts': 'bank account',
   'bank-lines': 'bank line',
@@ -266,6 +267,10 @@ export const PARAMETER_DESCRIPTIONS: Record<string, string> = {
   asOf: 'The date the status is computed for (YYYY-MM-DD, default today)',
   type: 'Only this event type',
   since: 'Only events created at or after this instant',
+  categoryId: 'Only this account (a category of the workspace)',
+  kind: 'Only journal transactions of this kind',
+  side: 'RECEIVABLE (income not yet received) or PAYABLE (expenses not yet paid)',
+  format: 'csv (RFC 4180) or saft (SAF-T Financial 1.30 XML)',
   budgetId: 'The budget’s id',
 };
 

@@ -19,6 +19,7 @@ const OBJECT_OF_PREFIX: Record<string, string> = {
   sync: 'SyncRecord',
   period: 'Period',
   bank_statement: 'BankStatement',
+  journal: 'JournalTransaction',
   budget: 'BudgetExceeded',
   webhook: 'WebhookEndpoint',
 };
@@ -76,6 +77,8 @@ const WHAT: Record<string, string> = {
   'period.closed': 'An accounting period was closed: its entries are locked.',
   'period.reopened': 'A closed accounting period was reopened.',
   'bank_statement.imported': 'A bank statement was imported and stored.',
+  'journal.posted':
+    'A MANUAL journal or a bank account’s OPENING transaction was posted to the books (CONTRACT §23); `object` is the journal transaction.',
   'budget.exceeded':
     'An entry took a budget line’s actual past its budget in a period: sent once per line and period, from the transaction of that entry.',
   'webhook.test': 'Sent by `POST /webhook-endpoints/{id}/test` to that endpoint only; `object` is the endpoint.',

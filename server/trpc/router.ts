@@ -21,6 +21,7 @@ import { bankAccountsRouter, bankLinesRouter, reconciliationRouter } from '../do
 import { webhooksRouter } from '../domains/outbound-webhooks/index.js';
 import { rulesRouter } from '../domains/rules/index.js';
 import { fxRouter } from '../domains/fx/index.js';
+import { booksReadRouter, booksWriteRouter } from '../domains/books/index.js';
 import { recurringRouter } from '../domains/recurring/index.js';
 import { budgetsRouter } from '../domains/budgets/index.js';
 import { benchBaselineRouters } from './bench-baseline.router.js';
@@ -52,6 +53,8 @@ export const appRouter = router({
   webhooks: webhooksRouter,
   rules: rulesRouter,
   fx: fxRouter,
+  booksRead: booksReadRouter,
+  booksWrite: booksWriteRouter,
   recurringEntries: recurringRouter,
   budgets: budgetsRouter,
   ...benchBaselineRouters(), // only under BENCH_BASELINE=1 (bench/run.ts)

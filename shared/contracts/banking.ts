@@ -79,6 +79,7 @@ export const BankAccountObject = z.object({
   dateToleranceDays: z.number().int().min(0).max(30),
   autoMatch: z.boolean(),
   csvMapping: CsvMappingObject.nullable(),
+  ledgerCategoryId: UuidValue.nullable().describe('the ASSET account its lines post to in the books (CONTRACT §23); null: the BANK role'),
   isActive: z.boolean(),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -106,6 +107,7 @@ export const CreateBankAccountInput = z
     dateToleranceDays: Tolerance.optional(),
     autoMatch: z.boolean().optional(),
     csvMapping: CsvMapping.optional(),
+    ledgerCategoryId: Uuid.optional().describe('an ASSET category of the workspace (CONTRACT §23); without it the BANK role'),
   })
   .strict();
 
@@ -119,6 +121,7 @@ export const UpdateBankAccountInput = z
     dateToleranceDays: Tolerance.optional(),
     autoMatch: z.boolean().optional(),
     csvMapping: CsvMapping.nullable().optional(),
+    ledgerCategoryId: Uuid.nullable().optional().describe('an ASSET category of the workspace (CONTRACT §23); null: the BANK role'),
   })
   .strict();
 

@@ -29,6 +29,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'period.closed',
   'period.reopened',
   'bank_statement.imported',
+  'journal.posted',
   'budget.exceeded',
   'webhook.test',
 ] as const;

@@ -30,6 +30,7 @@ import { m0041 } from './0041-bank-match-enforce-plan.js';
 import { m0042 } from './0042-bank-candidate-base-amount.js';
 import { m0043 } from './0043-bank-match-check-once.js';
 import { m0044 } from './0044-bank-match-statement-check.js';
+import { m0045 } from './0045-books.js';
 import { m0046 } from './0046-recurring-budgets.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
@@ -65,6 +66,7 @@ export const migrations: Migration[] = [
   m0042,
   m0043,
   m0044,
+  m0045,
   m0046,
 ];
 

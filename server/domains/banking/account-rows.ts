@@ -18,6 +18,7 @@ export type AccountRow = {
   date_tolerance_days: number;
   auto_match: boolean;
   csv_mapping: CsvMapping | null;
+  ledger_category_id: string | null;
   is_active: boolean;
   created_at: Date;
   updated_at: Date;
@@ -25,7 +26,7 @@ export type AccountRow = {
 
 /** The columns an account is read with: never the sealed account number. */
 export const ACCOUNT_COLUMNS = `id, workspace_id, name, currency, account_number_last4, project_id, party_id, entry_source_id,
-  opening_balance_cents, opening_date, date_tolerance_days, auto_match, csv_mapping, is_active, created_at, updated_at`;
+  opening_balance_cents, opening_date, date_tolerance_days, auto_match, csv_mapping, ledger_category_id, is_active, created_at, updated_at`;
 
 export function presentAccount(r: AccountRow): BankAccountObject {
   return {
@@ -42,6 +43,7 @@ export function presentAccount(r: AccountRow): BankAccountObject {
     dateToleranceDays: r.date_tolerance_days,
     autoMatch: r.auto_match,
     csvMapping: r.csv_mapping,
+    ledgerCategoryId: r.ledger_category_id,
     isActive: r.is_active,
     createdAt: r.created_at.toISOString(),
     updatedAt: r.updated_at.toISOString(),

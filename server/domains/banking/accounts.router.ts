@@ -30,7 +30,7 @@ export const bankAccountsRouter = router({
     .output(z.array(BankAccountObject))
     .query(({ ctx, input }) => accounts.listAccounts(ctx.actor, input)),
   create: permitted('bank.manage')
-    .meta(op('POST', '/bank-accounts', 'createBankAccount', TAG, 'Create a bank account (and its entry source of kind BANK)', [403]))
+    .meta(op('POST', '/bank-accounts', 'createBankAccount', TAG, 'Create a bank account (and its entry source of kind BANK)', [403, 409]))
     .input(CreateBankAccountInput)
     .output(BankAccountObject)
     .mutation(({ ctx, input }) => accounts.createAccount(ctx.actor, input)),
@@ -40,7 +40,7 @@ export const bankAccountsRouter = router({
     .output(BankAccountObject)
     .query(({ ctx, input }) => accounts.getAccount(ctx.actor, input.id)),
   update: permitted('bank.manage')
-    .meta(op('PATCH', '/bank-accounts/{id}', 'updateBankAccount', TAG, 'Change a bank account', [403, 404]))
+    .meta(op('PATCH', '/bank-accounts/{id}', 'updateBankAccount', TAG, 'Change a bank account', [403, 404, 409]))
     .input(UpdateBankAccountInput)
     .output(BankAccountObject)
     .mutation(({ ctx, input }) => accounts.updateAccount(ctx.actor, input)),

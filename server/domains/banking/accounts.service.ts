@@ -5,6 +5,7 @@ import { seal } from '../../lib/crypto.js';
 import { badRequest } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { BankAccountObject, CreateBankAccountInput, UpdateBankAccountInput } from '../../../shared/contracts/banking.js';
+import { assertBankLedgerAccount, postBankOpenings, repostBankSettlements } from '../books/index.js';
 import { ACCOUNT_COLUMNS, loadAccount, presentAccount, type AccountRow } from './account-rows.js';
 
 export const accountNumberAad = (accountId: string) => `bank-account:${accountId}:number`;
@@ -43,6 +44,7 @@ export async function createAccount(actor: Actor, input: CreateBankAccountInput)
   scope.requireWorkspaceMember(actor, input.workspaceId);
   return transaction(async (tx) => {
     await assertReferences(tx, input.workspaceId, { projectId: input.projectId, partyId: input.partyId });
+    await assertBankLedgerAccount(tx, input.workspaceId, input.ledgerCategoryId);
     const now = clock.now();
     const [{ id }] = await db().query<{ id: string }>('SELECT gen_random_uuid() AS id', { type: QueryTypes.SELECT, transaction: tx });
     const [source] = await db().query<{ id: number }>(
@@ -54,9 +56,9 @@ export async function createAccount(actor: Actor, input: CreateBankAccountInput)
     const [row] = await db().query<AccountRow>(
       `INSERT INTO bank_accounts (id, workspace_id, name, currency, account_number_ciphertext, account_number_iv, account_number_tag,
          account_number_kid, account_number_last4, project_id, party_id, entry_source_id, opening_balance_cents, opening_date,
-         date_tolerance_days, auto_match, csv_mapping, created_at, updated_at)
+         date_tolerance_days, auto_match, csv_mapping, ledger_category_id, created_at, updated_at)
        VALUES (:id, :ws, :name, :currency, :ct, :iv, :tag, :kid, :last4, :projectId, :partyId, :sourceId, :opening, :openingDate,
-         :tolerance, :autoMatch, CAST(:mapping AS jsonb), :now, :now)
+         :tolerance, :autoMatch, CAST(:mapping AS jsonb), :ledgerCategoryId, :now, :now)
        RETURNING ${ACCOUNT_COLUMNS}`,
       {
         replacements: {
@@ -77,12 +79,15 @@ export async function createAccount(actor: Actor, input: CreateBankAccountInput)
           tolerance: input.dateToleranceDays ?? 5,
           autoMatch: input.autoMatch ?? true,
           mapping: input.csvMapping ? JSON.stringify(input.csvMapping) : null,
+          ledgerCategoryId: input.ledgerCategoryId ?? null,
           now,
         },
         type: QueryTypes.SELECT,
         transaction: tx,
       },
     );
+    // CONTRACT §23: its opening balance posts kind OPENING (409 when dated in a closed period)
+    await postBankOpenings(tx, input.workspaceId, [row.id]);
     return presentAccount(row);
   });
 }
@@ -94,12 +99,14 @@ const UPDATABLE = [
   ['openingDate', 'opening_date'],
   ['dateToleranceDays', 'date_tolerance_days'],
   ['autoMatch', 'auto_match'],
+  ['ledgerCategoryId', 'ledger_category_id'],
 ] as const;
 
 export async function updateAccount(actor: Actor, input: UpdateBankAccountInput): Promise<BankAccountObject> {
   return transaction(async (tx) => {
     const account = await loadAccount(actor, input.id, tx, 'update');
     await assertReferences(tx, account.workspace_id, { partyId: input.partyId });
+    await assertBankLedgerAccount(tx, account.workspace_id, input.ledgerCategoryId);
     const sets: string[] = [];
     const values: Record<string, unknown> = {};
     for (const [field, column] of UPDATABLE) {
@@ -116,6 +123,13 @@ export async function updateAccount(actor: Actor, input: UpdateBankAccountInput)
       `UPDATE bank_accounts SET ${sets.join(', ')}, updated_at = :now WHERE id = :id RETURNING ${ACCOUNT_COLUMNS}`,
       { replacements: { ...values, now: clock.now(), id: account.id }, type: QueryTypes.SELECT, transaction: tx },
     );
+    // CONTRACT §23: a changed opening balance, date or ledger account re-posts the OPENING (409 into a closed period)
+    if (input.openingBalanceCents !== undefined || input.openingDate !== undefined || input.ledgerCategoryId !== undefined) {
+      await postBankOpenings(tx, account.workspace_id, [account.id]);
+    }
+    if (input.ledgerCategoryId !== undefined && input.ledgerCategoryId !== account.ledger_category_id) {
+      await repostBankSettlements(tx, account.workspace_id, account.id);
+    }
     return presentAccount(row);
   });
 }

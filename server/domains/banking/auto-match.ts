@@ -77,7 +77,6 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
   });
   if (free.length === 0) return 0;
   const matches = free.map((p) => ({ lineId: Number(p.line_id), entryId: Number(p.entry_id), matchId: randomUUID() }));
-  await reconcileEntries(tx, matches, SYSTEM, true, lockedEntries); // nothing changed the rows since they were locked
   await db().query(
     `WITH p AS (
        SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::uuid[]) AS p(line_id, entry_id, match_id)
@@ -100,6 +99,9 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
       transaction: tx,
     },
   );
+  // after the matches' rows: the core reconciles the entries, the books settle them (CONTRACT §23); nothing changed
+  // the rows since they were locked
+  await reconcileEntries(tx, matches, SYSTEM, true, lockedEntries);
   return matches.length;
 }
 

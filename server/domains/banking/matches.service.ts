@@ -76,16 +76,17 @@ export async function writeMatch(
       transaction: tx,
     },
   );
+  await db().query(
+    `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3)
+     UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($4::bigint[])`,
+    { bind: [id, entryIds, account.workspace_id, lineIds], transaction: tx },
+  );
+  // after the match's rows: the core reconciles the entries and the books settle them from the match (CONTRACT §23)
   await reconcileEntries(
     tx,
     entryIds.map((entryId) => ({ entryId, matchId: id })),
     actor,
     true,
-  );
-  await db().query(
-    `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3)
-     UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($4::bigint[])`,
-    { bind: [id, entryIds, account.workspace_id, lineIds], transaction: tx },
   );
   return id;
 }

@@ -373,6 +373,59 @@ async function compareDatabase(m: L.Model, r: Real): Promise<void> {
   );
 }
 
+/** CONTRACT §11: the statuses the reports (and so the books, §23) count. */
+const BOOKED: readonly string[] = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
+
+/**
+ * CONTRACT §23 against the model, from the contract's words: an entry is in the books while the reports count it
+ * (INCOME: RECEIVABLE debit, REVENUE credit; EXPENSE: EXPENSE debit, PAYABLE credit; the run's entries carry no
+ * category and are in the base currency), a matched one is settled (its open item moves to the bank account's ledger
+ * account, BANK). So the trial balance as of the end of time holds these balances per role account, its totals are
+ * equal, the P&L of the model's whole range equals the summary's totals, and verify finds nothing.
+ */
+export async function compareBooks(m: L.Model, r: Real): Promise<void> {
+  const roles = await call(r, 'GET', `/ledger/roles?workspaceId=${r.workspaceId}`);
+  expect(roles.status, roles.text).toBe(200);
+  const code = (role: string) => roles.body[role].code as string;
+  const booked = m.entries.filter((e) => BOOKED.includes(e.status));
+  const sum = (list: L.ModelEntry[]) => list.reduce((s, e) => s + e.amount, 0);
+  const income = booked.filter((e) => e.type === 'INCOME');
+  const expense = booked.filter((e) => e.type === 'EXPENSE');
+  const settled = (list: L.ModelEntry[]) => sum(list.filter((e) => e.match !== null));
+  const expected = Object.fromEntries(
+    [
+      [code('RECEIVABLE'), sum(income) - settled(income)],
+      [code('PAYABLE'), -(sum(expense) - settled(expense))],
+      [code('REVENUE'), -sum(income)],
+      [code('EXPENSE'), sum(expense)],
+      [code('BANK'), settled(income) - settled(expense)],
+    ].filter(([, balance]) => balance !== 0),
+  );
+  const tb = await call(r, 'GET', `/ledger/trial-balance?workspaceId=${r.workspaceId}&asOf=2099-12-31`);
+  expect(tb.status, tb.text).toBe(200);
+  expect(tb.body.totals.debitCents, 'CONTRACT §23: trial balance totals equal').toBe(tb.body.totals.creditCents);
+  const balances = Object.fromEntries(
+    (tb.body.accounts as { code: string; balanceCents: number }[]).filter((a) => a.balanceCents !== 0).map((a) => [a.code, a.balanceCents]),
+  );
+  expect(balances, 'CONTRACT §23: the balance of each account').toEqual(expected);
+  const pl = await call(r, 'GET', `/reports/profit-and-loss?workspaceId=${r.workspaceId}&from=2000-01-01&to=2099-12-31`);
+  expect(pl.status, pl.text).toBe(200);
+  const summary = await call(r, 'GET', `/reports/summary?workspaceId=${r.workspaceId}&normalize=true`);
+  expect(summary.status, summary.text).toBe(200);
+  expect([pl.body.totalRevenueCents, pl.body.totalExpenseCents], 'CONTRACT §23: P&L of the range = the summary').toEqual([
+    sum(income),
+    sum(expense),
+  ]);
+  expect([summary.body.totalIncomeCents, summary.body.totalExpenseCents], 'the summary counts the model’s entries').toEqual([
+    sum(income),
+    sum(expense),
+  ]);
+  const verify = await call(r, 'GET', `/ledger/verify?workspaceId=${r.workspaceId}`);
+  expect(verify.status, verify.text).toBe(200);
+  expect(verify.body.mismatches, 'GET /ledger/verify').toEqual([]);
+  expect(verify.body.ok).toBe(true);
+}
+
 /** The whole state at the end of a run. */
 export async function compareEverything(m: L.Model, r: Real): Promise<void> {
   await compareEntries(m, r);
@@ -456,6 +509,7 @@ class LedgerCommand implements fc.AsyncCommand<L.Model, Real> {
     expect(L.capsBroken(m), 'the model itself keeps the caps').toBeNull();
     expect(L.matchesBroken(m), 'the model itself keeps every match balanced').toBeNull();
     await compareEntries(m, r);
+    await compareBooks(m, r);
   }
   toString(): string {
     return `${this.label}${this.resolved ? ` {${this.resolved}}` : ''}`;

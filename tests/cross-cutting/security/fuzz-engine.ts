@@ -57,7 +57,8 @@ export function responseProblem(op: Operation, res: ApiResponse): string | undef
   }
   if (res.status >= 200 && res.status < 300) {
     const want = { json: 'application/json', csv: 'text/csv', pdf: 'application/pdf', binary: '' }[op.response];
-    if (!type.includes(want)) return `${res.status} with content-type "${type}", documented ${op.response}`;
+    const documented = op.response !== 'json' && op.responseTypes.some((t) => type.includes(t));
+    if (!type.includes(want) && !documented) return `${res.status} with content-type "${type}", documented ${op.response}`;
     if (op.response === 'json' && typeof res.body !== 'object') return `${res.status} body is not JSON: ${res.text.slice(0, 200)}`;
     return undefined;
   }

@@ -11,6 +11,8 @@ export type Operation = {
   headerParams: string[];
   body?: { kind: 'json' | 'multipart'; schema: JsonSchema; required: boolean };
   response: 'json' | 'csv' | 'pdf' | 'binary';
+  /** the media types of the documented success response (a download may offer several, by a `format` parameter) */
+  responseTypes: string[];
   auth: 'bearer' | 'apiKey' | 'none';
 };
 
@@ -63,6 +65,7 @@ export function loadOperations(file = 'openapi.json'): Operation[] {
             ? { kind: 'multipart', schema: multipart.schema, required: true }
             : undefined,
         response: responseKind(raw),
+        responseTypes: Object.keys(Object.entries(raw.responses).find(([status]) => status.startsWith('2'))?.[1]?.content ?? {}),
         auth: security.some((s) => 'ApiKey' in s) ? 'apiKey' : security.some((s) => 'Authorization' in s) ? 'bearer' : 'none',
       });
     }

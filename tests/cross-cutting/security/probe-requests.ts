@@ -38,6 +38,8 @@ export type ForeignIds = {
   fxRateId: number;
   /** an inbox document (CONTRACT §21) */
   inboxDocumentId: string;
+  /** a journal transaction of the books (CONTRACT §23) */
+  journalTransactionId: number;
   /** a recurring entry and a budget (CONTRACT §25) */
   recurringEntryId: string;
   budgetId: string;
@@ -81,6 +83,7 @@ const ID_BY_COLLECTION: Record<string, keyof ForeignIds> = {
   'api-keys': 'apiKeyId',
   'inbox/documents': 'inboxDocumentId',
   documents: 'documentId',
+  'ledger/journal': 'journalTransactionId',
   'recurring-entries': 'recurringEntryId',
   budgets: 'budgetId',
 };

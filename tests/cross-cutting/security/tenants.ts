@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { PERMISSIONS, type Permission } from '../../../shared/permissions.js';
 import { addProjectMember, buildUser, buildWorkspace, login } from '../../support/factories/index.js';
 import { WorkspaceMember } from '../../../server/db/models/index.js';
+import { db } from '../../../server/db/database.js';
 import { runtime } from '../../../server/runtime.js';
 import type { Api, ApiResponse } from '../../support/http.js';
 import type { ForeignIds } from './probe-requests.js';
@@ -213,6 +214,8 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
   inboxForm.append('file', new Blob([`${marker},receipt\n1,2\n`]), `${marker}.csv`);
   const inboxDocument = ok(await api.request('POST', '/inbox/documents', { ...t, rawBody: inboxForm }), 'inbox document');
 
+  const journalTransactionId = await journalTransaction(ws.id, category.id, marker);
+
   const ids: ForeignIds = {
     apiKeyId: keys.victim.id,
     workspaceId: ws.id,
@@ -239,6 +242,7 @@ export async function buildTenants(api: Api, opts: { lackingCallers?: boolean } 
     ruleId: rule.id,
     fxRateId: fxRate.id,
     inboxDocumentId: inboxDocument.id,
+    journalTransactionId,
     recurringEntryId: recurring.id,
     budgetId: budget.id,
   };
@@ -379,4 +383,20 @@ async function buildBanking(
   );
   const match = ok(await api.post('/reconciliation/matches', { lineIds: [matchedLine.id], entryIds: [matchedEntry.id] }, t), 'bank match');
   return { account, accountNumber, statement, matchedLine, unmatchedLine, matchedEntry, match };
+}
+
+/** A balanced journal transaction of the victim's books (CONTRACT §23), written into the tables: one debit and one credit on `categoryId`. */
+async function journalTransaction(workspaceId: number, categoryId: string, marker: string): Promise<number> {
+  return db().transaction(async (transaction) => {
+    const [[row]] = (await db().query(
+      `INSERT INTO journal_transactions (workspace_id, kind, txn_date, description) VALUES (:ws, 'MANUAL', '2026-03-20', :d) RETURNING id`,
+      { replacements: { ws: workspaceId, d: `${marker} journal` }, transaction },
+    )) as [{ id: number }[], unknown];
+    await db().query(
+      `INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
+       VALUES (:id, :ws, 1, :cat, 100, 0, '2026-03-20', 'MANUAL'), (:id, :ws, 2, :cat, 0, 100, '2026-03-20', 'MANUAL')`,
+      { replacements: { id: row.id, ws: workspaceId, cat: categoryId }, transaction },
+    );
+    return Number(row.id);
+  });
 }

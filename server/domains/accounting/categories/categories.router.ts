@@ -40,7 +40,7 @@ export const categoriesRouter = router({
     .output(CategoryObject)
     .mutation(({ ctx, input }) => categories.updateCategory(ctx.actor, input)),
   deactivate: can
-    .meta(op('DELETE', '/accounting/categories/{id}', 'deactivateCategory', TAG, 'Deactivate a category', [403, 404]))
+    .meta(op('DELETE', '/accounting/categories/{id}', 'deactivateCategory', TAG, 'Deactivate a category', [403, 404, 409]))
     .input(CategoryIdInput)
     .output(Success)
     .mutation(({ ctx, input }) => categories.deactivateCategory(ctx.actor, input.id)),

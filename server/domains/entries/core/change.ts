@@ -12,6 +12,7 @@ import { assertCaps } from './caps.js';
 import { recomputeCompleteness } from './completeness.js';
 import { reactions, type EntryEffects } from './reactions.js';
 import { publishMany } from '../../outbound-webhooks/index.js';
+import { postEntries } from '../../books/reactions.js';
 import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {
@@ -86,7 +87,12 @@ export async function editEntryRow(
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
-  return (await applyEffects(tx, await reactions().entryEdited(tx, row, updated, actor), actor)) ? reloadRow(tx, row.id) : updated;
+  const after = (await applyEffects(tx, await reactions().entryEdited(tx, row, updated, actor), actor))
+    ? await reloadRow(tx, row.id)
+    : updated;
+  // CONTRACT §23: what the entry posts now (its amount, date or category changed): the old posting reversed, the new one posted
+  await postEntries(tx, [after]);
+  return after;
 }
 
 /**
@@ -210,6 +216,8 @@ async function writeStatus(
   const reacted = await applyEffects(tx, await reactions().entryStatusChanged(tx, row, updated, actor), actor);
   // CONTRACT §14: a void (or correction), reject or cancel dissolves the entry's bank match (a matched entry is reconciled)
   const dissolved = DEAD_STATUSES.includes(to) && row.is_reconciled && (await dissolveBankMatch(tx, updated, actor));
+  // CONTRACT §23: into or out of the counted statuses, the books follow (a dissolved match's settlement went with it)
+  await postEntries(tx, [updated]);
   // read again only when the row may have changed since (its match dissolved: unreconciled; a reaction)
   return reacted || dissolved ? reloadRow(tx, row.id) : updated;
 }
@@ -307,5 +315,7 @@ export async function setReconciledRows(
     actor,
   );
   await reactions().entriesReconciled(tx, updated, actor);
+  // CONTRACT §23: a match settles its entries (SETTLEMENT), an unmatch reverses that
+  await postEntries(tx, updated);
   return items.map((i) => byId.get(Number(i.row.id)) ?? i.row);
 }

@@ -7,6 +7,7 @@ import type { EventActor } from '../audit-events.js';
 import { manualSourceId } from '../references.js';
 import { prepareMany, type PrepareRequest } from './create-prepare.js';
 import { applyEffects } from './change.js';
+import { postEntries } from '../../books/reactions.js';
 import {
   assertInsertedAsExpected,
   assertRuledWithinReach,
@@ -104,6 +105,11 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
     if (reviewsDue) row = await r.request.inContext(() => queueReviews(tx, row!, r.request.actor));
     outcomes[r.index] = { row };
   }
+  // CONTRACT §23: the books post what the new entries post, one statement for the group
+  await postEntries(
+    tx,
+    outcomes.flatMap((o) => (o && 'row' in o ? [o.row] : [])),
+  );
   return outcomes;
 }
 

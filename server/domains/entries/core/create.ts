@@ -9,6 +9,7 @@ import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { prepare } from './create-prepare.js';
 import { applyEffects } from './change.js';
+import { postEntries } from '../../books/reactions.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
@@ -79,6 +80,8 @@ export async function createEntryRow(
   if (ruled && (await applyEffects(tx, await ruled.afterInsert(tx, [row]), actor))) row = await reloadRow(tx, row.id);
   const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
   if (await applyEffects(tx, await reactions().entriesCreated(tx, [row], actor, derived, soFar), actor)) row = await reloadRow(tx, row.id);
+  // CONTRACT §23: the books post what the new entry posts (ENTRY), in this transaction
+  await postEntries(tx, [row]);
   return row;
 }
 

@@ -8,6 +8,7 @@ import { insertEntriesSql } from '../entry-writes.js';
 import { recordEvents, type EventActor } from '../audit-events.js';
 import { reactions, type NewEntryFields } from './reactions.js';
 import { applyEffects } from './change.js';
+import { postEntries } from '../../books/reactions.js';
 
 export type IngestedRow = EntryRow & { external_id: string };
 
@@ -108,6 +109,8 @@ export async function insertIngestedRows(
   if (current.length > 0 && (await applyEffects(tx, await reactions().entriesCreated(tx, current, actor), actor))) {
     current = await reloadRows(tx, current);
   }
+  // CONTRACT §23: the books post what the new entries post, one statement for the batch
+  await postEntries(tx, current);
   return current;
 }
 

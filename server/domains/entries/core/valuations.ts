@@ -1,6 +1,7 @@
 import { db, type Transaction } from '../../../db/database.js';
 import { recordEvents, type EventActor } from '../audit-events.js';
 import type { EntryValuation } from './reactions.js';
+import { postEntries } from '../../books/reactions.js';
 
 export type ValuationChange = { id: number; workspaceId: number; from: EntryValuation; to: EntryValuation };
 
@@ -32,4 +33,9 @@ export async function setValuationRows(tx: Transaction, changes: readonly Valuat
     data: { from: c.from, to: c.to },
   }));
   await recordEvents(tx, events, actor);
+  // CONTRACT §23: a revaluation changes what the entries post
+  await postEntries(
+    tx,
+    changes.map((c) => ({ id: c.id, workspace_id: c.workspaceId })),
+  );
 }

@@ -1,0 +1,218 @@
+import { Readable } from 'node:stream';
+import { Transaction as Tx } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+import { todayUtc } from '../../../lib/dates.js';
+import { ISO_4217_EXPONENTS } from '../../../../shared/currencies.js';
+import { journalRange } from './export-csv.js';
+import { balanceAsOfJoin, cents, dayBefore, Params, select } from './sql.js';
+
+/** Transactions read per statement while the file is written (keyset on date and id). */
+const BATCH = 500;
+const NS = 'urn:StandardAuditFile-Taxation-Financial:NO';
+
+/** XML 1.0 text: escaped, characters XML cannot carry dropped, at most `max` characters (the schema's maxLength). */
+function text(value: string | null | undefined, max: number): string {
+  const clean = Array.from((value ?? '').replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, ''))
+    .slice(0, max)
+    .join('');
+  return clean.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+const el = (name: string, value: string | null | undefined, max: number) => `<${name}>${text(value, max)}</${name}>`;
+
+/** Minor units as a decimal of the currency (SAFmonetaryType: at most 2 fraction digits). */
+function money(minor: number, exponent: number): string {
+  const sign = minor < 0 ? '-' : '';
+  const abs = Math.abs(minor);
+  if (exponent === 0) return `${sign}${abs}.00`;
+  const unit = 10 ** exponent;
+  const whole = Math.floor(abs / unit);
+  const frac = String(abs % unit)
+    .padStart(exponent, '0')
+    .slice(0, 2)
+    .padEnd(2, '0');
+  return `${sign}${whole}.${frac}`;
+}
+
+type Context = { workspaceId: number; from: string; to: string; actorName: string };
+type Workspace = { name: string; currency: string };
+type AccountRow = {
+  code: string;
+  name: string;
+  account_type: string;
+  o_debit: string;
+  o_credit: string;
+  c_debit: string;
+  c_credit: string;
+};
+type TxnRow = { id: string; date: string; posted: string; kind: string; entry_id: number | null; description: string | null };
+type LineRow = { transaction_id: string; line_no: number; code: string; description: string | null; debit: string; credit: string };
+
+function header(w: Workspace, c: Context): string {
+  const [first, ...rest] = c.actorName.trim().split(/\s+/);
+  return [
+    `<?xml version="1.0" encoding="UTF-8"?>\n<AuditFile xmlns="${NS}">`,
+    '<Header>',
+    el('AuditFileVersion', '1.30', 9),
+    el('AuditFileCountry', 'NO', 2),
+    el('AuditFileDateCreated', todayUtc(), 10),
+    el('SoftwareCompanyName', 'Finance Entries Service', 70),
+    el('SoftwareID', 'finance-entries-service', 256),
+    el('SoftwareVersion', '0.1.0', 18),
+    '<Company>',
+    el('RegistrationNumber', String(c.workspaceId), 35),
+    el('Name', w.name, 256),
+    `<Contact><ContactPerson>${el('FirstName', first || 'Unknown', 35)}${el('LastName', rest.join(' ') || first || 'Unknown', 70)}</ContactPerson></Contact>`,
+    '</Company>',
+    el('DefaultCurrencyCode', w.currency, 3),
+    `<SelectionCriteria>${el('SelectionStartDate', c.from, 10)}${el('SelectionEndDate', c.to, 10)}</SelectionCriteria>`,
+    el('TaxAccountingBasis', 'A', 18),
+    '</Header>',
+  ].join('\n');
+}
+
+function account(a: AccountRow, exp: number): string {
+  const opening = cents(a.o_debit) - cents(a.o_credit);
+  const closing = cents(a.c_debit) - cents(a.c_credit);
+  return [
+    '<Account>',
+    el('AccountID', a.code, 70),
+    el('AccountDescription', a.name, 256),
+    el('GroupingCategory', 'FES-AccountType', 256),
+    el('GroupingCode', a.account_type, 35),
+    el('AccountType', 'GL', 18),
+    opening >= 0 ? el('OpeningDebitBalance', money(opening, exp), 30) : el('OpeningCreditBalance', money(-opening, exp), 30),
+    closing >= 0 ? el('ClosingDebitBalance', money(closing, exp), 30) : el('ClosingCreditBalance', money(-closing, exp), 30),
+    '</Account>',
+  ].join('');
+}
+
+function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
+  const description = t.description ?? `${t.kind}${t.entry_id === null ? '' : ` of entry ${t.entry_id}`}`;
+  return [
+    '<Transaction>',
+    el('TransactionID', t.id, 70),
+    el('Period', String(Number(t.date.slice(5, 7))), 4),
+    el('PeriodYear', t.date.slice(0, 4), 4),
+    el('TransactionDate', t.date, 10),
+    el('TransactionType', t.kind, 18),
+    el('Description', description, 256),
+    el('SystemEntryDate', t.posted, 10),
+    el('GLPostingDate', t.date, 10),
+    ...lines.map((l) => {
+      const debit = cents(l.debit);
+      const amount = money(debit > 0 ? debit : cents(l.credit), exp);
+      return [
+        '<Line>',
+        el('RecordID', String(l.line_no), 18),
+        el('AccountID', l.code, 70),
+        t.entry_id === null ? '' : el('SourceDocumentID', String(t.entry_id), 35),
+        el('Description', l.description ?? description, 256),
+        debit > 0 ? `<DebitAmount>${el('Amount', amount, 30)}</DebitAmount>` : `<CreditAmount>${el('Amount', amount, 30)}</CreditAmount>`,
+        '</Line>',
+      ].join('');
+    }),
+    '</Transaction>',
+  ].join('');
+}
+
+async function* document(c: Context, tx: Transaction): AsyncGenerator<string> {
+  const p0 = new Params();
+  const [w] = await select<Workspace>(
+    `SELECT name, base_currency::text AS currency FROM workspaces WHERE id = ${p0.add(c.workspaceId)}`,
+    p0,
+    tx,
+  );
+  const exp = Math.min(ISO_4217_EXPONENTS.get(w.currency) ?? 2, 2);
+  yield header(w, c);
+
+  const pa = new Params();
+  const ws = pa.add(c.workspaceId);
+  const accounts = await select<AccountRow>(
+    `SELECT c.code, c.name, c.account_type, o.o_debit::text, o.o_credit::text, cl.cl_debit::text AS c_debit, cl.cl_credit::text AS c_credit
+       FROM accounting_categories c ${balanceAsOfJoin(pa, dayBefore(c.from), 'o')} ${balanceAsOfJoin(pa, c.to, 'cl')}
+      WHERE c.workspace_id = ${ws} AND (cl.cl_debit <> 0 OR cl.cl_credit <> 0) ORDER BY c.code`,
+    pa,
+    tx,
+  );
+  if (accounts.length > 0)
+    yield `\n<MasterFiles><GeneralLedgerAccounts>${accounts.map((a) => account(a, exp)).join('\n')}</GeneralLedgerAccounts></MasterFiles>`;
+
+  const pt = new Params();
+  const range = journalRange(pt, c.workspaceId, c.from, c.to);
+  const [totals] = await select<{ n: string; debit: string; credit: string }>(
+    `SELECT count(DISTINCT t.id)::text AS n, COALESCE(sum(l.debit_cents), 0)::text AS debit, COALESCE(sum(l.credit_cents), 0)::text AS credit
+       FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id WHERE ${range}`,
+    pt,
+    tx,
+  );
+  yield `\n<GeneralLedgerEntries>${el('NumberOfEntries', totals.n, 20)}${el('TotalDebit', money(cents(totals.debit), exp), 30)}${el('TotalCredit', money(cents(totals.credit), exp), 30)}`;
+  if (cents(totals.n) > 0) {
+    yield `\n<Journal>${el('JournalID', 'GL', 18)}${el('Description', 'General journal', 256)}${el('Type', 'GL', 9)}`;
+    let after: { date: string; id: string } | undefined;
+    for (;;) {
+      const p = new Params();
+      const where = journalRange(p, c.workspaceId, c.from, c.to);
+      const keyset = after ? ` AND (t.txn_date, t.id) > (${p.add(after.date)}::date, ${p.add(after.id)}::bigint)` : '';
+      const txns = await select<TxnRow>(
+        `SELECT t.id::text, to_char(t.txn_date, 'YYYY-MM-DD') AS date, to_char(t.posted_at AT TIME ZONE 'UTC', 'YYYY-MM-DD') AS posted,
+                t.kind, t.entry_id::int AS entry_id, t.description
+           FROM journal_transactions t WHERE ${where}${keyset} ORDER BY t.txn_date, t.id LIMIT ${BATCH}`,
+        p,
+        tx,
+      );
+      if (txns.length === 0) break;
+      const pl = new Params();
+      const lines = await select<LineRow>(
+        `SELECT l.transaction_id::text, l.line_no, c.code, l.description, l.debit_cents::text AS debit, l.credit_cents::text AS credit
+           FROM journal_lines l JOIN accounting_categories c ON c.id = l.category_id
+          WHERE l.transaction_id = ANY(${pl.add(txns.map((t) => t.id))}::bigint[]) ORDER BY l.transaction_id, l.line_no`,
+        pl,
+        tx,
+      );
+      const byTxn = new Map<string, LineRow[]>();
+      for (const l of lines) byTxn.set(l.transaction_id, [...(byTxn.get(l.transaction_id) ?? []), l]);
+      yield '\n' + txns.map((t) => transaction(t, byTxn.get(t.id) ?? [], exp)).join('\n');
+      const last = txns[txns.length - 1];
+      after = { date: last.date, id: last.id };
+      if (txns.length < BATCH) break;
+    }
+    yield '\n</Journal>';
+  }
+  yield '\n</GeneralLedgerEntries>\n</AuditFile>\n';
+}
+
+/** The first journal date of the workspace (the selection's start when `from` is not given), or `to`. */
+async function firstDate(workspaceId: number, to: string, tx: Transaction): Promise<string> {
+  const p = new Params();
+  const [row] = await select<{ d: string | null }>(
+    `SELECT to_char(min(txn_date), 'YYYY-MM-DD') AS d FROM journal_transactions WHERE workspace_id = ${p.add(workspaceId)}`,
+    p,
+    tx,
+  );
+  return row?.d && row.d < to ? row.d : to;
+}
+
+/**
+ * GET /ledger/journal/export?format=saft: the SAF-T Financial 1.30 file of [from, to], written while it
+ * is read: one read-only REPEATABLE READ snapshot (the totals in the header agree with the transactions
+ * that follow), transactions fetched BATCH at a time by keyset, never the whole range in memory.
+ */
+export async function journalSaft(workspaceId: number, range: { from?: string; to?: string }, actorName: string): Promise<Readable> {
+  const tx = await db().transaction({ isolationLevel: Tx.ISOLATION_LEVELS.REPEATABLE_READ, readOnly: true });
+  try {
+    const to = range.to ?? todayUtc();
+    const from = range.from ?? (await firstDate(workspaceId, to, tx));
+    const parts = document({ workspaceId, from, to, actorName }, tx);
+    async function* guarded(): AsyncGenerator<string> {
+      try {
+        yield* parts;
+      } finally {
+        await tx.commit().catch(() => undefined);
+      }
+    }
+    return Readable.from(guarded(), { objectMode: false, encoding: 'utf8' });
+  } catch (err) {
+    await tx.rollback().catch(() => undefined);
+    throw err;
+  }
+}

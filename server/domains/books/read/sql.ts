@@ -1,0 +1,54 @@
+import { QueryTypes } from 'sequelize';
+import { db, type Transaction } from '../../../db/database.js';
+
+/** Positional parameters ($1…) collected while a statement is written. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(value: unknown): string {
+    this.values.push(value);
+    return `$${this.values.length}`;
+  }
+}
+
+export function select<T extends object>(sql: string, params: Params, tx?: Transaction): Promise<T[]> {
+  return db().query<T>(sql, { bind: params.values, type: QueryTypes.SELECT, transaction: tx });
+}
+
+/** A bigint sum as PostgreSQL returns it (text) to a JS number of cents. */
+export const cents = (v: string | number | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+
+/**
+ * SQL for the debits and credits of account `c` (alias of accounting_categories) dated on or
+ * before `asOf` (every line when undefined): the months before asOf's month from ledger_balances,
+ * that month's lines up to asOf from journal_lines (an index range on (workspace, category, date)).
+ * Never sums every line. Yields columns `<as>_debit`, `<as>_credit` (bigint) through LATERAL joins.
+ */
+export function balanceAsOfJoin(params: Params, asOf: string | undefined, as: string): string {
+  if (asOf === undefined) {
+    return `CROSS JOIN LATERAL (SELECT COALESCE(sum(b.debit_cents), 0)::bigint AS ${as}_debit, COALESCE(sum(b.credit_cents), 0)::bigint AS ${as}_credit
+                                  FROM ledger_balances b WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id) ${as}`;
+  }
+  const d = params.add(asOf);
+  return `CROSS JOIN LATERAL (
+      SELECT (COALESCE(mb.debit, 0) + COALESCE(ml.debit, 0))::bigint AS ${as}_debit,
+             (COALESCE(mb.credit, 0) + COALESCE(ml.credit, 0))::bigint AS ${as}_credit
+        FROM (SELECT sum(b.debit_cents) AS debit, sum(b.credit_cents) AS credit FROM ledger_balances b
+               WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id AND b.month < date_trunc('month', ${d}::date)::date) mb,
+             (SELECT sum(l.debit_cents) AS debit, sum(l.credit_cents) AS credit FROM journal_lines l
+               WHERE l.workspace_id = c.workspace_id AND l.category_id = c.id
+                 AND l.txn_date >= date_trunc('month', ${d}::date)::date AND l.txn_date <= ${d}::date) ml) ${as}`;
+}
+
+/** The day before an ISO date. */
+export function dayBefore(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** The workspace's base currency (every amount of its books is in it). */
+export async function baseCurrency(workspaceId: number, tx?: Transaction): Promise<string> {
+  const p = new Params();
+  const [row] = await select<{ c: string }>(`SELECT base_currency::text AS c FROM workspaces WHERE id = ${p.add(workspaceId)}`, p, tx);
+  return row?.c ?? 'USD';
+}

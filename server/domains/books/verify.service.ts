@@ -1,0 +1,47 @@
+import { QueryTypes } from 'sequelize';
+import { db } from '../../db/database.js';
+import { scope, type Actor } from '../../lib/scope.js';
+import type { z } from 'zod/v4';
+import type { VerifyResult } from '../../../shared/contracts/books-write.js';
+
+type Posted = { kind: 'ENTRY' | 'SETTLEMENT'; date: string; lines: [string, number, number][] };
+const MISMATCHES_MAX = 1000;
+
+/**
+ * GET /ledger/verify (accounting.manage): what each entry of the workspace should have posted now, rebuilt by the
+ * one derivation (books_expected_transactions, migration 0045), against its live ENTRY and SETTLEMENT transactions
+ * in the journal. A settlement is compared by its match and lines, not its date (moved out of closed periods).
+ */
+export async function verifyBooks(actor: Actor, workspaceId: number): Promise<z.infer<typeof VerifyResult>> {
+  scope.requireWorkspaceMember(actor, workspaceId);
+  const rows = await db().query<{ entry_id: string; checked: number; expected: Posted[] | null; posted: Posted[] | null }>(
+    `WITH ids AS MATERIALIZED (SELECT COALESCE(array_agg(id), '{}') AS a, count(*)::int AS n FROM entries WHERE workspace_id = $1),
+     x AS (
+       SELECT entry_id, jsonb_agg(jsonb_build_object('kind', kind, 'date', txn_date, 'lines', sig) ORDER BY kind) AS shown,
+              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id, sig) ORDER BY kind) AS cmp
+         FROM books_expected_transactions($1, (SELECT a FROM ids)) GROUP BY entry_id
+     ),
+     p AS (
+       SELECT entry_id, jsonb_agg(jsonb_build_object('kind', kind, 'date', txn_date, 'lines', sig) ORDER BY kind, id) AS shown,
+              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id, sig) ORDER BY kind, id) AS cmp
+         FROM books_live_entries($1, (SELECT a FROM ids)) GROUP BY entry_id
+     )
+     SELECT COALESCE(x.entry_id, p.entry_id)::text AS entry_id, (SELECT n FROM ids) AS checked, x.shown AS expected, p.shown AS posted
+       FROM x FULL JOIN p ON p.entry_id = x.entry_id
+      WHERE x.cmp IS DISTINCT FROM p.cmp
+     UNION ALL SELECT NULL, (SELECT n FROM ids), NULL, NULL
+     ORDER BY 1 NULLS FIRST
+     LIMIT ${MISMATCHES_MAX + 1}`,
+    { bind: [workspaceId], type: QueryTypes.SELECT },
+  );
+  const present = (list: Posted[] | null) =>
+    (list ?? []).map((t) => ({
+      kind: t.kind,
+      date: t.date,
+      lines: t.lines.map(([categoryId, debitCents, creditCents]) => ({ categoryId, debitCents, creditCents })),
+    }));
+  const mismatches = rows
+    .filter((r) => r.entry_id !== null)
+    .map((r) => ({ entryId: Number(r.entry_id), expected: present(r.expected), posted: present(r.posted) }));
+  return { ok: mismatches.length === 0, entriesChecked: rows[0]?.checked ?? 0, mismatches };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod/v4';
+import { CategoryObject } from './accounting.js';
+import { CountValue, IntId, IntIdValue, IsoDate, Uuid } from './common.js';
+
+/** The books' write side (CONTRACT §23): roles, manual journals and their reversal, verify. */
+
+export const LEDGER_ROLES = ['BANK', 'RECEIVABLE', 'PAYABLE', 'REVENUE', 'EXPENSE', 'OPENING_BALANCE', 'RETAINED_EARNINGS'] as const;
+export const LedgerRole = z.enum(LEDGER_ROLES);
+export type LedgerRole = z.infer<typeof LedgerRole>;
+
+/** The account type each role's account must have. */
+export const ROLE_TYPES: Record<LedgerRole, 'ASSET' | 'LIABILITY' | 'EQUITY' | 'REVENUE' | 'EXPENSE'> = {
+  BANK: 'ASSET',
+  RECEIVABLE: 'ASSET',
+  PAYABLE: 'LIABILITY',
+  REVENUE: 'REVENUE',
+  EXPENSE: 'EXPENSE',
+  OPENING_BALANCE: 'EQUITY',
+  RETAINED_EARNINGS: 'EQUITY',
+};
+
+export const RolesObject = z.object(
+  Object.fromEntries(LEDGER_ROLES.map((r) => [r, CategoryObject])) as Record<LedgerRole, typeof CategoryObject>,
+);
+
+export const PutRolesInput = z
+  .object({
+    workspaceId: IntId,
+    roles: z
+      .object(
+        Object.fromEntries(LEDGER_ROLES.map((r) => [r, Uuid.optional().describe(`the ${ROLE_TYPES[r]} category for ${r}`)])) as Record<
+          LedgerRole,
+          z.ZodOptional<typeof Uuid>
+        >,
+      )
+      .strict()
+      .describe('the roles to set; the others stay'),
+  })
+  .strict();
+
+const PositiveCents = z.number().int().positive().max(1_000_000_000_000_000);
+
+export const ManualJournalLine = z
+  .object({
+    categoryId: Uuid,
+    debitCents: PositiveCents.optional(),
+    creditCents: PositiveCents.optional(),
+    description: z.string().max(500).optional(),
+  })
+  .strict()
+  .describe('exactly one of debitCents or creditCents (400 otherwise, checked after the caller’s access)');
+
+export const ManualJournalInput = z
+  .object({
+    workspaceId: IntId,
+    date: IsoDate,
+    description: z.string().min(1).max(500),
+    lines: z.array(ManualJournalLine).max(200).describe('2 to 200 lines (fewer: 400, checked after the caller’s access)'),
+  })
+  .strict();
+export type ManualJournalInput = z.infer<typeof ManualJournalInput>;
+
+export const ReverseJournalInput = z
+  .object({
+    id: z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('the MANUAL journal transaction to reverse'),
+    date: IsoDate.optional().describe('the reversal’s date (default: the original’s)'),
+  })
+  .strict();
+
+export const VerifyQuery = z.object({ workspaceId: IntId });
+
+const PostedTransaction = z.object({
+  kind: z.enum(['ENTRY', 'SETTLEMENT']),
+  date: IsoDate,
+  lines: z.array(z.object({ categoryId: z.string().max(36), debitCents: z.number().int(), creditCents: z.number().int() })).max(1000),
+});
+
+export const VerifyResult = z.object({
+  ok: z.boolean(),
+  entriesChecked: CountValue,
+  mismatches: z
+    .array(
+      z.object({
+        entryId: IntIdValue,
+        expected: z.array(PostedTransaction).max(10).describe('what the entry posts now, by the rules of CONTRACT §23'),
+        posted: z.array(PostedTransaction).max(10).describe('its live (not reversed) ENTRY and SETTLEMENT transactions'),
+      }),
+    )
+    .max(1000),
+});

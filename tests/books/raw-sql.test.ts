@@ -1,0 +1,115 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pgClientConfig } from '../../server/db/database.js';
+import { closePeriod, type EntryWorld, bankWorld } from '../support/factories/index.js';
+import { startServer, type Api } from '../support/http.js';
+
+/**
+ * CONTRACT §23 "held by PostgreSQL": each test writes raw SQL on its own connection, no service in between, that
+ * breaks a rule of the books, and sees the statement or the COMMIT fail with nothing stored; what the rules allow
+ * commits.
+ */
+let api: Api;
+let client: pg.Client;
+let w: EntryWorld;
+let cats: string[];
+beforeAll(async () => {
+  api = await startServer();
+  client = new pg.Client(pgClientConfig());
+  await client.connect();
+  w = (await bankWorld(api)) as EntryWorld;
+  const ids = await client.query(
+    `INSERT INTO accounting_categories (workspace_id, code, name, account_type)
+     VALUES ($1, 'RAW-A', 'Raw asset', 'ASSET'), ($1, 'RAW-E', 'Raw equity', 'EQUITY') RETURNING id`,
+    [w.workspaceId],
+  );
+  cats = ids.rows.map((r) => r.id);
+  await closePeriod(api, w.token, w.workspaceId, '2024-03-01', '2024-03-31');
+});
+afterAll(() => client?.end());
+
+type PgError = { code?: string; constraint?: string; message: string };
+async function commit(...statements: [string, unknown[]?][]): Promise<PgError | null> {
+  await client.query('BEGIN');
+  try {
+    for (const [text, values] of statements) await client.query(text, values);
+    await client.query('COMMIT');
+    return null;
+  } catch (err) {
+    await client.query('ROLLBACK');
+    return err as PgError;
+  }
+}
+
+const txn = (date: string) =>
+  `INSERT INTO journal_transactions (workspace_id, kind, txn_date, description) VALUES ($1, 'MANUAL', '${date}', 'raw') RETURNING id`;
+const line = (no: number, cat: 0 | 1, debit: number, credit: number) =>
+  `INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
+   SELECT max(id), $1, ${no}, $2, ${debit}, ${credit}, max(txn_date), 'MANUAL' FROM journal_transactions WHERE workspace_id = $1 AND description = 'raw'`;
+const count = async () =>
+  Number((await client.query(`SELECT count(*) AS n FROM journal_transactions WHERE workspace_id = $1`, [w.workspaceId])).rows[0].n);
+
+describe('the books at the database (CONTRACT §23)', () => {
+  it('a balanced transaction commits and moves the month balances', async () => {
+    const before = await count();
+    expect(
+      await commit(
+        [txn('2024-05-02'), [w.workspaceId]],
+        [line(1, 0, 700, 0), [w.workspaceId, cats[0]]],
+        [line(2, 1, 0, 700), [w.workspaceId, cats[1]]],
+      ),
+    ).toBeNull();
+    expect(await count()).toBe(before + 1);
+    const b = await client.query(
+      `SELECT category_id, month::text, debit_cents::int AS d, credit_cents::int AS c FROM ledger_balances
+        WHERE workspace_id = $1 AND category_id = ANY($2) ORDER BY debit_cents DESC`,
+      [w.workspaceId, cats],
+    );
+    expect(b.rows).toEqual([
+      { category_id: cats[0], month: '2024-05-01', d: 700, c: 0 },
+      { category_id: cats[1], month: '2024-05-01', d: 0, c: 700 },
+    ]);
+  });
+
+  it('a transaction whose debits and credits differ cannot commit', async () => {
+    const before = await count();
+    const err = await commit(
+      [txn('2024-05-02'), [w.workspaceId]],
+      [line(1, 0, 700, 0), [w.workspaceId, cats[0]]],
+      [line(2, 1, 0, 690), [w.workspaceId, cats[1]]],
+    );
+    expect(err?.constraint).toBe('journal_balanced');
+    expect(await count()).toBe(before);
+  });
+
+  it('a line added later to a committed transaction cannot unbalance it', async () => {
+    const err = await commit([line(3, 0, 5, 0), [w.workspaceId, cats[0]]]);
+    expect(err?.constraint).toBe('journal_balanced');
+  });
+
+  it.each([
+    ['UPDATE of a transaction', `UPDATE journal_transactions SET txn_date = txn_date + 1 WHERE workspace_id = $1`],
+    ['DELETE of a transaction', `DELETE FROM journal_transactions WHERE workspace_id = $1`],
+    ['UPDATE of a line', `UPDATE journal_lines SET debit_cents = debit_cents WHERE workspace_id = $1`],
+    ['DELETE of a line', `DELETE FROM journal_lines WHERE workspace_id = $1`],
+  ])('the journal is append-only: %s fails', async (_, statement) => {
+    const err = await commit([statement, [w.workspaceId]]);
+    expect(err?.constraint).toBe('journal_append_only');
+  });
+
+  it.each(['journal_lines', 'journal_transactions'])('TRUNCATE %s fails', async (table) => {
+    const err = await commit([`TRUNCATE ${table} CASCADE`]);
+    expect(err?.constraint).toBe('journal_append_only');
+  });
+
+  it('nothing is posted dated in a closed period', async () => {
+    const before = await count();
+    const err = await commit(
+      [txn('2024-03-15'), [w.workspaceId]],
+      [line(1, 0, 700, 0), [w.workspaceId, cats[0]]],
+      [line(2, 1, 0, 700), [w.workspaceId, cats[1]]],
+    );
+    expect(err?.constraint).toBe('journal_closed_period');
+    expect(await count()).toBe(before);
+  });
+});
