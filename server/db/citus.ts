@@ -54,6 +54,8 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
   const names = [...distCol.keys()];
 
   await exec(`SET LOCAL citus.enable_unsafe_triggers = on`);
+  // later migrations (and the books' backfill, which disables a trigger for itself) change triggers of distributed tables too
+  await exec(`DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET citus.enable_unsafe_triggers = on', current_database()); END $$`);
   await exec(`SET LOCAL citus.multi_shard_modify_mode = 'sequential'`);
 
   // 1. every foreign key touching these tables is dropped now and put back (or not) after distribution
@@ -107,11 +109,22 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
     await exec(`ALTER TABLE ${ident(tbl)} ALTER COLUMN ${ident(col)} SET DEFAULT nextval('${seq}')`);
   }
 
-  // 4. distribute: workspaces first, every tenant table co-located with it
+  // 4. the notifying triggers (auth_changed, entries_changed, rules_changed) would fire on the workers,
+  // where nobody listens and where a NOTIFY cannot be part of a two-phase commit: they go, and the
+  // service's caches stay off on Citus (server/db/change-listener.ts)
+  const notifying = await q<{ tbl: string; name: string }>(
+    `
+    SELECT c.relname AS tbl, t.tgname AS name FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid JOIN pg_proc p ON p.oid = t.tgfoid
+     WHERE NOT t.tgisinternal AND c.relnamespace = 'public'::regnamespace AND c.relname IN (:names) AND p.proname LIKE 'notify\\_%'`,
+    { names },
+  );
+  for (const t of notifying) await exec(`DROP TRIGGER ${ident(t.name)} ON ${ident(t.tbl)}`);
+
+  // 5. distribute: workspaces first, every tenant table co-located with it
   if (!ws?.done) await exec(`SELECT create_distributed_table('workspaces', 'id')`);
   for (const t of tenant) await exec(`SELECT create_distributed_table('${t.name}', 'workspace_id', colocate_with => 'workspaces')`);
 
-  // 5. the foreign keys Citus can hold come back, with the distribution column where they lacked it
+  // 6. the foreign keys Citus can hold come back, with the distribution column where they lacked it
   const distributed = new Map<string, string>(
     (
       await q<{ tbl: string; col: string }>(
@@ -138,6 +151,38 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
     await exec(
       `ALTER TABLE ${ident(fk.tbl)} ADD CONSTRAINT ${ident(fk.name)} FOREIGN KEY (${cols}) REFERENCES ${ident(fk.ref)} (${refcols})${tail}`,
     );
+  }
+
+  // 7. SQL-language functions that read distributed tables become PL/pgSQL (same signature, same
+  // body): Citus cannot plan a parameterized SQL function's statements over distributed tables
+  const sqlFunctions = await q<{ def: string; body: string; result: string }>(`
+    SELECT pg_get_functiondef(p.oid) AS def, p.prosrc AS body, pg_get_function_result(p.oid) AS result FROM pg_proc p
+     WHERE p.pronamespace = 'public'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')`);
+  const distributedNames = [...distributed.keys()];
+  for (const f of sqlFunctions) {
+    const body = f.body.trim().replace(/;\s*$/, '');
+    if (!distributedNames.some((t) => new RegExp(`\\b${t}\\b`).test(body)) || body.includes(';')) continue;
+    const plpgsql = /^(TABLE\(|SETOF )/.test(f.result)
+      ? `#variable_conflict use_column\nBEGIN\n  RETURN QUERY ${body};\nEND`
+      : f.result === 'void'
+        ? `BEGIN\n  PERFORM ${body.replace(/^SELECT\s+/i, '')};\nEND`
+        : `BEGIN\n  RETURN (${body});\nEND`;
+    const head = f.def.slice(0, f.def.indexOf('AS $function$')).replace(/\bLANGUAGE sql\b/, 'LANGUAGE plpgsql');
+    await exec(`${head}AS $function$\n${plpgsql}\n$function$`);
+  }
+
+  // 8. the coordinator's own tables join Citus' metadata as local tables: a query may then join them
+  // with distributed tables (users with memberships), which Citus plans by pulling the local rows
+  const local = await q<{ name: string }>(`
+    SELECT c.relname AS name FROM pg_class c
+     WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+       AND NOT EXISTS (SELECT 1 FROM pg_dist_partition p WHERE p.logicalrelid = c.oid) ORDER BY 1`);
+  for (const t of local) {
+    const [again] = await q<{ done: boolean }>(
+      `SELECT EXISTS (SELECT 1 FROM pg_dist_partition WHERE logicalrelid = :t::regclass) AS done`,
+      { t: t.name },
+    );
+    if (!again?.done) await exec(`SELECT citus_add_local_table_to_metadata('${t.name}', cascade_via_foreign_keys => true)`);
   }
 }
 
