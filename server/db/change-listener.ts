@@ -35,6 +35,8 @@ export class ChangeListener {
   private listening = false;
   private starting: Promise<void> | undefined;
   private stopped = false;
+  /** the database is a Citus coordinator (CONTRACT §24): nothing is ever heard, so nothing is listened for */
+  private onCitus = false;
   private subscribers = new Map<ChangeChannel, Set<Subscriber>>();
   private resetters = new Set<() => void>();
   private barriers = new Map<string, () => void>();
@@ -184,7 +186,7 @@ export class ChangeListener {
   }
 
   private ensureListening(): void {
-    if (this.listening || this.starting || this.stopped) return;
+    if (this.listening || this.starting || this.stopped || this.onCitus) return;
     this.starting = this.listen()
       .catch((err: unknown) => {
         runtime().logger.warn({ err }, 'change listener: LISTEN failed; caches read the database until it works');
@@ -204,6 +206,20 @@ export class ChangeListener {
       void this.dropClient();
     });
     await client.connect();
+    const { rows: citus } = await this.inTurn<{ on: boolean }>(
+      client,
+      `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS on`,
+    );
+    if (citus[0]?.on) {
+      // CONTRACT §24: the tenant tables' rows, hence their triggers, are on the Citus workers, whose
+      // notifications never reach this coordinator connection (migration 0049 drops those triggers):
+      // the caches never serve from memory there, they read the database on every request
+      this.onCitus = true;
+      runtime().logger.info('change listener: the database is a Citus coordinator; the in-memory caches stay off');
+      await this.dropClient();
+      await client.end().catch(() => undefined);
+      return;
+    }
     // the barrier notifications this connection sends need no durable commit
     await this.inTurn(client, 'SET synchronous_commit = off');
     const { rows } = await this.inTurn<{ pid: number }>(client, 'SELECT pg_backend_pid() AS pid');

@@ -21,12 +21,17 @@ type SessionRow = {
   projects: [number, number][];
 };
 
-/** Session, user, permissions and memberships in one round trip, read live. */
+/**
+ * Session, user, permissions and memberships in one round trip, read live. The memberships are read
+ * by the token's user id, not correlated with the users row: on Citus (CONTRACT §24) users and
+ * sessions stay on the coordinator while the memberships are distributed, and a correlated subquery
+ * across the two cannot be planned.
+ */
 export async function loadLiveSession(claims: Pick<TokenClaims, 'sub' | 'sid'>): Promise<SessionRow | undefined> {
   const rows = await db().query<SessionRow>(
     `SELECT u.id, u.email, u.name, u.permissions, u.is_active, s.revoked_at, s.expires_at,
-            ARRAY(SELECT workspace_id FROM workspace_members WHERE user_id = u.id) AS workspace_ids,
-            COALESCE((SELECT json_agg(json_build_array(project_id, workspace_id)) FROM project_members WHERE user_id = u.id), '[]') AS projects
+            ARRAY(SELECT workspace_id FROM workspace_members WHERE user_id = :sub) AS workspace_ids,
+            COALESCE((SELECT json_agg(json_build_array(project_id, workspace_id)) FROM project_members WHERE user_id = :sub), '[]') AS projects
        FROM sessions s JOIN users u ON u.id = s.user_id
       WHERE s.id = :sid AND s.user_id = :sub`,
     { replacements: { sid: claims.sid, sub: claims.sub }, type: QueryTypes.SELECT },

@@ -1,0 +1,232 @@
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureCitus, startCitusCluster, type CitusCluster } from './support/citus.js';
+import { buildCrashWorld } from './support/crash-world.js';
+import type { CrashWorld } from './support/crash-load.js';
+import { startServerProcess, type ServerProcess } from './support/server-process.js';
+
+/**
+ * The service on Citus (issue 50, CONTRACT §24): a coordinator and two workers on loopback
+ * (Debian's PostgreSQL 15 and Citus 13.2 built from shared/vendor/citus), the real server against
+ * the coordinator (it migrates at start: 0049 distributes the tenant tables). Checks: every tenant
+ * table distributed by workspace and co-located, the coordinator's tables kept there; a workspace's
+ * list, detail, create and trial balance statements each routed to one shard group; the append-only
+ * triggers held on the shards; then a third worker is added and the rebalancer (and a move of the
+ * load's own workspace) runs under a write load with Idempotency-Key retries.
+ * Not yet here (issue 50 stays open for them): entry writes through the service (the books' posting
+ * SQL joins tables without their workspace), the deferred cap and match-balance triggers (their
+ * queries use correlated subqueries Citus cannot run on a worker), 40 parallel refunds, and the
+ * background claimers (webhook deliveries, scheduled pulls) that lock rows across workspaces.
+ */
+const t0 = Date.now();
+const step = (what: string) => process.stdout.write(`[citus +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}\n`);
+
+let cluster: CitusCluster;
+let server: ServerProcess;
+let w: CrashWorld;
+let admin: pg.Client;
+
+beforeAll(async () => {
+  step('ensuring Citus');
+  await ensureCitus();
+  cluster = await startCitusCluster(2);
+  step('cluster up; starting the service (it migrates)');
+  server = await startServerProcess(cluster.databaseUrl);
+  admin = new pg.Client({ connectionString: cluster.superUrl(cluster.coordinator) });
+  await admin.connect();
+  w = await buildCrashWorld(server.baseUrl);
+  step('world built');
+}, 1_500_000);
+
+afterAll(async () => {
+  await admin?.end();
+});
+
+const TENANT_TABLES = [
+  'entries',
+  'entry_events',
+  'entry_links',
+  'journal_transactions',
+  'journal_lines',
+  'ledger_balances',
+  'bank_lines',
+  'projects',
+];
+const COORDINATOR_TABLES = ['users', 'sessions', 'idempotency_keys', 'login_failures', 'schema_migrations'];
+
+describe('the service on a Citus cluster', () => {
+  it('distributes every table with a workspace_id by it, co-located with workspaces; the rest stays on the coordinator', async () => {
+    const { rows } = await admin.query<{ name: string; type: string; col: string | null; colocation: number }>(
+      `SELECT table_name::text AS name, citus_table_type AS type, distribution_column AS col, colocation_id AS colocation FROM citus_tables`,
+    );
+    const byName = new Map(rows.map((r) => [r.name, r]));
+    const { rows: tenant } = await admin.query<{ name: string }>(
+      `SELECT c.relname AS name FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relkind = 'r'
+          AND EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'workspace_id')`,
+    );
+    expect(tenant.length).toBeGreaterThan(35);
+    for (const name of TENANT_TABLES) expect(tenant.map((t) => t.name)).toContain(name);
+    const colocation = byName.get('workspaces')?.colocation;
+    expect(byName.get('workspaces')).toMatchObject({ type: 'distributed', col: 'id' });
+    for (const { name } of tenant) expect(byName.get(name), name).toMatchObject({ type: 'distributed', col: 'workspace_id', colocation });
+    // the coordinator's tables: Citus local tables (joinable with the distributed ones), never on a worker
+    for (const name of COORDINATOR_TABLES) expect(byName.get(name), name).toMatchObject({ type: 'local' });
+  });
+
+  it('routes a workspace list, detail, create and trial balance each to one shard group', async () => {
+    const { api, token, workspaceId } = w;
+    const plans: Record<string, string> = {
+      list: `SELECT id FROM entries WHERE workspace_id = ${workspaceId} ORDER BY entry_date DESC, id DESC LIMIT 50`,
+      detail: `SELECT e.id, i.id FROM entries e LEFT JOIN entry_items i ON i.entry_id = e.id AND i.workspace_id = e.workspace_id
+                 WHERE e.workspace_id = ${workspaceId} AND e.id = 1`,
+      create: `INSERT INTO entries (workspace_id, project_id, entry_source_id, amount_cents, entry_date, entry_type, base_currency)
+               VALUES (${workspaceId}, ${w.projectId}, 1, 100, '2026-03-10', 'INCOME', 'USD')`,
+      trialBalance: `SELECT l.category_id, sum(l.debit_cents) FROM journal_lines l JOIN journal_transactions t
+                       ON t.id = l.transaction_id AND t.workspace_id = l.workspace_id
+                      WHERE l.workspace_id = ${workspaceId} GROUP BY l.category_id`,
+    };
+    for (const [what, sql] of Object.entries(plans)) {
+      const { rows } = await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN (COSTS OFF) ${sql}`);
+      const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+      expect(plan, `${what}:\n${plan}`).toMatch(/Task Count: 1\b/);
+    }
+    expect((await api.get(`/entries?workspaceId=${workspaceId}`, { token })).status).toBe(200);
+    const tb = await api.get(`/ledger/trial-balance?workspaceId=${workspaceId}&asOf=2026-12-31`, { token });
+    expect(tb.status, tb.text).toBe(200);
+  });
+
+  it('keeps the event log and the journal append-only on the shards', async () => {
+    const raw = new pg.Client({ connectionString: cluster.databaseUrl });
+    await raw.connect();
+    try {
+      const { rows: src } = await raw.query<{ id: number }>(`SELECT id FROM entry_sources WHERE workspace_id = $1 LIMIT 1`, [
+        w.workspaceId,
+      ]);
+      const { rows } = await raw.query<{ id: string }>(
+        `INSERT INTO entries (workspace_id, project_id, entry_source_id, amount_cents, entry_date, entry_type, base_currency)
+         VALUES ($1, $2, $3, 10000, '2026-03-10', 'INCOME', 'USD') RETURNING id`,
+        [w.workspaceId, w.projectId, src[0]!.id],
+      );
+      const id = rows[0]!.id;
+      await raw.query(
+        `INSERT INTO entry_events (workspace_id, created_at, id, seq, entry_id, hash, kind, actor_type)
+         VALUES ($1, now(), gen_random_uuid(), 1, $2, 'h', 'CREATED', 'USER')`,
+        [w.workspaceId, id],
+      );
+      const refused = async (sql: string) => {
+        const err = await raw.query(sql).then(
+          () => undefined,
+          (e: Error) => e,
+        );
+        expect(String(err), sql).toMatch(/append-only/);
+      };
+      await refused(`UPDATE entry_events SET seq = 2 WHERE workspace_id = ${w.workspaceId} AND entry_id = ${id}`);
+      await refused(`DELETE FROM entry_events WHERE workspace_id = ${w.workspaceId} AND entry_id = ${id}`);
+      await refused(`TRUNCATE entry_events`);
+      await refused(`TRUNCATE journal_lines`);
+      const { rows: still } = await raw.query<{ n: string }>(
+        `SELECT count(*) AS n FROM entry_events WHERE workspace_id = $1 AND entry_id = $2`,
+        [w.workspaceId, id],
+      );
+      expect(Number(still[0]!.n)).toBe(1);
+    } finally {
+      await raw.end();
+    }
+  });
+});
+
+describe('workspaces moved between workers while the service serves writes', () => {
+  it('adds a third worker and rebalances under a write load: every acknowledged write there once, no 500, none slower than 10 s', async () => {
+    const { api, token, workspaceId } = w;
+    const worker3 = await cluster.addWorker();
+    step(`worker3 on ${worker3.port}; starting the load`);
+    type Op = { key: string; reference: string; statuses: number[]; final?: number };
+    const ops: Op[] = [];
+    let slowest = 0;
+    let stopped = false;
+    const loop = async () => {
+      while (!stopped) {
+        const key = randomUUID();
+        const op: Op = { key, reference: `rb-${key}`, statuses: [] };
+        ops.push(op);
+        const body = { workspaceId, name: op.reference, partyType: 'ORGANIZATION' };
+        for (let attempt = 0; attempt < 60; attempt++) {
+          const started = Date.now();
+          const res = await api
+            .post('/parties', body, { token, headers: { 'Idempotency-Key': key } })
+            .catch(() => ({ status: 0 }) as { status: number });
+          slowest = Math.max(slowest, Date.now() - started);
+          op.statuses.push(res.status);
+          // a retry of the same key: network errors, 503 (database unavailable) and 409 (the first attempt still running)
+          if (![0, 409, 502, 503, 504].includes(res.status)) {
+            op.final = res.status;
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 250));
+        }
+      }
+    };
+    const load = Promise.all(Array.from({ length: 4 }, loop));
+    await new Promise((r) => setTimeout(r, 2_000));
+    // the rebalancer moves shard groups to the new worker; the load's own workspace is moved there too
+    await admin.query(`SELECT citus_rebalance_start()`);
+    await waitRebalanced();
+    const placement = async () =>
+      (
+        await admin.query<{ shardid: string; port: number }>(
+          `SELECT s.shardid::text, p.nodeport AS port FROM pg_dist_shard s JOIN pg_dist_placement pl ON pl.shardid = s.shardid
+             JOIN pg_dist_node p ON p.groupid = pl.groupid
+            WHERE s.logicalrelid = 'workspaces'::regclass AND s.shardid = get_shard_id_for_distribution_column('workspaces', $1::int)`,
+          [workspaceId],
+        )
+      ).rows[0]!;
+    const before = await placement();
+    if (before.port !== worker3.port) {
+      step(`moving workspace ${workspaceId}'s shard group from ${before.port} to ${worker3.port}`);
+      await admin.query(`SELECT citus_move_shard_placement($1::bigint, '127.0.0.1', $2, '127.0.0.1', $3)`, [
+        before.shardid,
+        before.port,
+        worker3.port,
+      ]);
+    }
+    await new Promise((r) => setTimeout(r, 2_000));
+    stopped = true;
+    await load;
+    expect((await placement()).port).toBe(worker3.port);
+    const { rows: moved } = await admin.query<{ n: string }>(
+      `SELECT count(*) AS n FROM pg_dist_placement pl JOIN pg_dist_node p ON p.groupid = pl.groupid WHERE p.nodeport = $1`,
+      [worker3.port],
+    );
+    step(`${ops.length} writes, ${moved[0]!.n} shards on worker3, slowest answer ${slowest} ms`);
+    expect(Number(moved[0]!.n)).toBeGreaterThan(0);
+    const all = ops.flatMap((o) => o.statuses);
+    const tally: Record<number, number> = {};
+    for (const status of all) tally[status] = (tally[status] ?? 0) + 1;
+    step(`answers: ${JSON.stringify(tally)}`);
+    expect(all.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+    expect(slowest).toBeLessThan(10_000);
+    const acked = ops.filter((o) => o.final === 200 || o.final === 201);
+    expect(acked.length).toBeGreaterThan(10);
+    expect(ops.filter((o) => o.final !== 200 && o.final !== 201).map((o) => o.statuses)).toEqual([]);
+    const { rows } = await admin.query<{ reference: string; n: string }>(
+      `SELECT name AS reference, count(*) AS n FROM parties WHERE workspace_id = $1 AND name LIKE 'rb-%' GROUP BY name`,
+      [workspaceId],
+    );
+    const count = new Map(rows.map((r) => [r.reference, Number(r.n)]));
+    for (const op of acked) expect(count.get(op.reference), op.reference).toBe(1);
+    expect([...count.values()].every((n) => n === 1)).toBe(true);
+  });
+});
+
+async function waitRebalanced(): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const { rows } = await admin.query<{ state: string }>(`SELECT state::text FROM citus_rebalance_status()`);
+    const state = rows[0]?.state;
+    if (!state || state === 'finished') return;
+    if (state === 'failed' || state === 'cancelled') throw new Error(`rebalance ${state}`);
+    if (Date.now() > deadline) throw new Error(`rebalance still ${state} after 180 s`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
