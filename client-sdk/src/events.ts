@@ -7,6 +7,7 @@ type Review = RouterOutputs['accountingReviews']['get'];
 type Sync = RouterOutputs['accountingSync']['resolveConflict'];
 type Period = RouterOutputs['periods']['get'];
 type WebhookEndpoint = RouterOutputs['webhooks']['getEndpoint'];
+type JournalTransaction = RouterOutputs['booksRead']['journalTransaction'];
 /** CONTRACT §25: a budget line and period whose actual went past its budget. */
 export type BudgetExceeded = { budgetId: string; lineIndex: number; period: string; budgetCents: number; actualCents: number };
 
@@ -42,6 +43,8 @@ export interface WebhookEventPayloads {
   'bank_statement.imported': { object: StatementObject };
   /** Once per budget line and period, when an entry took its actual past its budget (CONTRACT §25). */
   'budget.exceeded': { object: BudgetExceeded };
+  /** A MANUAL journal or a bank account's OPENING transaction was posted to the books (CONTRACT §23). */
+  'journal.posted': { object: JournalTransaction };
   /** Sent by `POST /webhook-endpoints/{id}/test`: object is the endpoint. */
   'webhook.test': { object: WebhookEndpoint };
 }
@@ -75,6 +78,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'period.closed',
   'period.reopened',
   'bank_statement.imported',
+  'budget.exceeded',
+  'journal.posted',
   'webhook.test',
 ] as const satisfies readonly WebhookEventType[];
 

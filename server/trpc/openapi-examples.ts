@@ -19,6 +19,7 @@ const BY_NAME: Record<string, unknown[]> = {
   currentPassword: ['previous horse battery staple'],
   name: ['Northwind Consulting'],
   documentName: ['invoice-2026-014.pdf'],
+  delimiter: [';'], // CsvMapping: a comma, a semicolon or a tab
   fileName: ['statement-2026-02.csv'],
   description: ['Consulting, February'],
   reference: ['INV-2026-014'],
