@@ -750,9 +750,9 @@ CREATE OR REPLACE FUNCTION public.journal_lines_balances()
  LANGUAGE plpgsql
 AS $function$
   BEGIN
+    PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
     INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
-    SELECT n.workspace_id, n.category_id, date_trunc('month', n.txn_date)::date, sum(n.debit_cents), sum(n.credit_cents)
-      FROM new_lines n GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
     ON CONFLICT (workspace_id, category_id, month)
       DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
     RETURN NULL;
@@ -835,7 +835,7 @@ CREATE TRIGGER entry_tags_rank_after_insert AFTER INSERT ON entry_tags REFERENCI
 CREATE TRIGGER entry_tags_rank_after_update AFTER UPDATE ON entry_tags REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION entry_tags_rerank_changed();
 CREATE CONSTRAINT TRIGGER journal_balanced AFTER INSERT ON journal_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_balance_check();
 CREATE TRIGGER journal_lines_append_only BEFORE DELETE OR UPDATE ON journal_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
-CREATE TRIGGER journal_lines_balances AFTER INSERT ON journal_lines REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_balances();
+CREATE CONSTRAINT TRIGGER journal_lines_balances AFTER INSERT ON journal_lines DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_lines_balances();
 CREATE TRIGGER journal_lines_no_truncate BEFORE TRUNCATE ON journal_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER journal_closed_period AFTER INSERT ON journal_transactions REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION journal_closed_period_rows();
 CREATE TRIGGER journal_transactions_append_only BEFORE DELETE OR UPDATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();

@@ -103,6 +103,7 @@ describe('access (CONTRACT §2, §4, §14)', () => {
         'entrySourceId',
         'openingBalanceCents',
         'openingDate',
+        'ledgerCategoryId', // CONTRACT §23: the account's ledger account, or null (BANK)
         'dateToleranceDays',
         'autoMatch',
         'csvMapping',

@@ -93,18 +93,21 @@ const SCHEMA = `
     PRIMARY KEY (workspace_id, category_id, month)
   );
 
-  -- the balances move with the lines, in the same transaction; locks taken in key order (no deadlock between posters)
+  -- the balances move with the lines, in the same transaction, at its commit: the month rows of the role accounts are
+  -- what every writer of a workspace updates, so a posting that locked them at once (and then locked an entry, as a
+  -- correction's cap check does) deadlocked with a writer holding that entry and posting next; at commit every entry
+  -- lock is already held, and one workspace lock (class 4246) orders the writers of the balances
   CREATE FUNCTION journal_lines_balances() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
+    PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
     INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
-    SELECT n.workspace_id, n.category_id, date_trunc('month', n.txn_date)::date, sum(n.debit_cents), sum(n.credit_cents)
-      FROM new_lines n GROUP BY 1, 2, 3 ORDER BY 1, 2, 3
+    VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
     ON CONFLICT (workspace_id, category_id, month)
       DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
     RETURN NULL;
   END $$;
-  CREATE TRIGGER journal_lines_balances AFTER INSERT ON journal_lines
-    REFERENCING NEW TABLE AS new_lines FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_balances();
+  CREATE CONSTRAINT TRIGGER journal_lines_balances AFTER INSERT ON journal_lines
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION journal_lines_balances();
 
   -- every journal transaction balances, checked at commit (a line added later to a committed one is checked too)
   CREATE FUNCTION journal_balance_check() RETURNS trigger LANGUAGE plpgsql AS $$
