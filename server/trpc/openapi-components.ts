@@ -7,6 +7,7 @@ import * as banking from '../../shared/contracts/banking.js';
 import * as budgets from '../../shared/contracts/budgets.js';
 import * as recurring from '../../shared/contracts/recurring.js';
 import * as booksRead from '../../shared/contracts/books-read.js';
+import * as booksWrite from '../../shared/contracts/books-write.js';
 import * as documents from '../../shared/contracts/documents.js';
 import * as inbox from '../../shared/contracts/documents-inbox.js';
 import * as entries from '../../shared/contracts/entries.js';
@@ -163,6 +164,25 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [banking.StatementBalance, 'StatementBalance'],
   // §23 the books
   [booksRead.JournalTransactionObject, 'JournalTransaction'],
+  [booksRead.JournalLineObject, 'JournalLine'],
+  [booksRead.JournalPage, 'JournalPage'],
+  [booksRead.TrialBalance, 'TrialBalance'],
+  [booksRead.TrialBalanceAccount, 'TrialBalanceAccount'],
+  [booksRead.TrialBalanceTotals, 'TrialBalanceTotals'],
+  [booksRead.AccountLines, 'GeneralLedgerPage'],
+  [booksRead.AccountLine, 'GeneralLedgerLine'],
+  [booksRead.OpenItems, 'OpenItems'],
+  [booksRead.OpenItem, 'OpenItem'],
+  [booksRead.OpenItemBuckets, 'OpenItemBuckets'],
+  [booksRead.StatementRow, 'StatementRow'],
+  [booksRead.ProfitAndLoss, 'ProfitAndLoss'],
+  [booksRead.BalanceSheet, 'BalanceSheet'],
+  [booksWrite.RolesObject, 'LedgerRoles'],
+  [booksWrite.ManualJournalLine, 'ManualJournalLine'],
+  [booksWrite.VerifyResult, 'LedgerVerifyResult'],
+  [booksWrite.VerifyMismatch, 'LedgerVerifyMismatch'],
+  [booksWrite.PostedTransaction, 'LedgerPostedTransaction'],
+  [booksWrite.PostedLine, 'LedgerPostedLine'],
   // §15 outbound webhooks
   [webhooks.WebhookEndpointObject, 'WebhookEndpoint'],
   [webhooks.WebhookEndpointWithSecret, 'WebhookEndpointWithSecret'],
@@ -202,6 +222,8 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [budgets.BudgetPeriod, 'BudgetPeriod'],
   [budgets.BudgetVsActual, 'BudgetVsActual'],
   [budgets.BudgetVsActualLine, 'BudgetVsActualLine'],
+  [budgets.BudgetVsActualPeriod, 'BudgetVsActualPeriod'],
+  [budgets.BudgetLineInput, 'BudgetLineInput'],
   // §19 API keys
   [apiKeys.ApiKeyObject, 'ApiKey'],
   [apiKeys.ApiKeyWithSecret, 'ApiKeyWithSecret'],

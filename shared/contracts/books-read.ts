@@ -80,46 +80,43 @@ export const AsOfQuery = z.object({
   asOf: IsoDate.optional().describe('the last day counted, inclusive (default: today, UTC)'),
 });
 
+export const TrialBalanceAccount = z.object({
+  categoryId: UuidValue,
+  code: Text(50),
+  name: Text(200),
+  accountType: AccountType,
+  debitCents: Cents,
+  creditCents: Cents,
+  balanceCents: Cents.describe('debitCents - creditCents'),
+});
+export const TrialBalanceTotals = z.object({ debitCents: Cents, creditCents: Cents });
+
 export const TrialBalance = z.object({
   asOf: IsoDate,
   currency: Currency,
-  accounts: z
-    .array(
-      z.object({
-        categoryId: UuidValue,
-        code: Text(50),
-        name: Text(200),
-        accountType: AccountType,
-        debitCents: Cents,
-        creditCents: Cents,
-        balanceCents: Cents.describe('debitCents - creditCents'),
-      }),
-    )
-    .max(100_000),
-  totals: z.object({ debitCents: Cents, creditCents: Cents }),
+  accounts: z.array(TrialBalanceAccount).max(100_000),
+  totals: TrialBalanceTotals,
 });
 
 export const AccountLinesQuery = z
   .object({ categoryId: Uuid.describe('the account (a category of the workspace)'), ...DateRange, limit: Limit, cursor: Cursor })
   .refine(fromNotAfterTo, RANGE_MESSAGE);
 
+export const AccountLine = z.object({
+  transactionId: BigIntIdValue,
+  kind: JournalKind,
+  date: IsoDate,
+  entryId: IntIdValue.nullable(),
+  description: Text(DESCRIPTION_MAX).nullable(),
+  debitCents: Cents,
+  creditCents: Cents,
+  balanceCents: Cents.describe('the running balance (debits minus credits) after this line'),
+});
+
 export const AccountLines = z.object({
   account: CategoryObject,
   openingBalanceCents: Cents.describe('debits minus credits of every line before `from` (0 without `from`)'),
-  items: z
-    .array(
-      z.object({
-        transactionId: BigIntIdValue,
-        kind: JournalKind,
-        date: IsoDate,
-        entryId: IntIdValue.nullable(),
-        description: Text(DESCRIPTION_MAX).nullable(),
-        debitCents: Cents,
-        creditCents: Cents,
-        balanceCents: Cents.describe('the running balance (debits minus credits) after this line'),
-      }),
-    )
-    .max(PAGE_MAX),
+  items: z.array(AccountLine).max(PAGE_MAX),
   closingBalanceCents: Cents.describe('debits minus credits of every line up to `to` (every line without `to`), whichever page'),
   nextCursor: NextCursor,
 });
@@ -130,24 +127,23 @@ export const OpenItemsQuery = z.object({
   asOf: IsoDate.optional().describe('default: today, UTC'),
 });
 
+export const OpenItem = z.object({
+  entryId: IntIdValue,
+  entryDate: IsoDate,
+  partyId: IntIdValue.nullable().describe('INCOME: its fromParty; EXPENSE: its toParty (as the by-party report)'),
+  amountCents: Cents.describe('in base currency'),
+  ageDays: z.number().int().describe('asOf - entryDate, in days'),
+});
+export const OpenItemBuckets = z.object({ current: Cents, d1_30: Cents, d31_60: Cents, d61_90: Cents, over90: Cents });
+
 export const OpenItems = z.object({
   asOf: IsoDate,
   currency: Currency,
-  items: z
-    .array(
-      z.object({
-        entryId: IntIdValue,
-        entryDate: IsoDate,
-        partyId: IntIdValue.nullable().describe('INCOME: its fromParty; EXPENSE: its toParty (as the by-party report)'),
-        amountCents: Cents.describe('in base currency'),
-        ageDays: z.number().int().describe('asOf - entryDate, in days'),
-      }),
-    )
-    .max(10_000_000),
-  buckets: z.object({ current: Cents, d1_30: Cents, d31_60: Cents, d61_90: Cents, over90: Cents }),
+  items: z.array(OpenItem).max(10_000_000),
+  buckets: OpenItemBuckets,
 });
 
-const StatementRow = z.object({ categoryId: UuidValue, code: Text(50), name: Text(200), amountCents: Cents });
+export const StatementRow = z.object({ categoryId: UuidValue, code: Text(50), name: Text(200), amountCents: Cents });
 const StatementRows = z.array(StatementRow).max(100_000);
 
 export const ProfitAndLossQuery = z

@@ -69,22 +69,20 @@ export const ReverseJournalInput = z
 
 export const VerifyQuery = z.object({ workspaceId: IntId });
 
-const PostedTransaction = z.object({
+export const PostedLine = z.object({ categoryId: z.string().max(36), debitCents: z.number().int(), creditCents: z.number().int() });
+export const PostedTransaction = z.object({
   kind: z.enum(['ENTRY', 'SETTLEMENT']),
   date: IsoDate,
-  lines: z.array(z.object({ categoryId: z.string().max(36), debitCents: z.number().int(), creditCents: z.number().int() })).max(1000),
+  lines: z.array(PostedLine).max(1000),
+});
+export const VerifyMismatch = z.object({
+  entryId: IntIdValue,
+  expected: z.array(PostedTransaction).max(10).describe('what the entry posts now, by the rules of CONTRACT §23'),
+  posted: z.array(PostedTransaction).max(10).describe('its live (not reversed) ENTRY and SETTLEMENT transactions'),
 });
 
 export const VerifyResult = z.object({
   ok: z.boolean(),
   entriesChecked: CountValue,
-  mismatches: z
-    .array(
-      z.object({
-        entryId: IntIdValue,
-        expected: z.array(PostedTransaction).max(10).describe('what the entry posts now, by the rules of CONTRACT §23'),
-        posted: z.array(PostedTransaction).max(10).describe('its live (not reversed) ENTRY and SETTLEMENT transactions'),
-      }),
-    )
-    .max(1000),
+  mismatches: z.array(VerifyMismatch).max(1000),
 });

@@ -83,19 +83,16 @@ export const BudgetVsActualLine = z.object({
   varianceCents: CentsValue.describe('budgetCents − actualCents'),
   usedPercent: z.number().nullable().describe('actual ÷ budget × 100, one decimal; null for a budget of 0'),
 });
+export const BudgetVsActualPeriod = z.object({
+  label: z.string().max(7).describe('YYYY-MM, YYYY-Qn or YYYY'),
+  from: IsoDate,
+  to: IsoDate,
+  lines: z.array(BudgetVsActualLine).max(BUDGET_LINES_MAX),
+});
 export const BudgetVsActual = z.object({
   budget: BudgetObject,
   currency: CurrencyValue,
-  periods: z
-    .array(
-      z.object({
-        label: z.string().max(7).describe('YYYY-MM, YYYY-Qn or YYYY'),
-        from: IsoDate,
-        to: IsoDate,
-        lines: z.array(BudgetVsActualLine).max(BUDGET_LINES_MAX),
-      }),
-    )
-    .max(BUDGET_PERIODS_MAX),
+  periods: z.array(BudgetVsActualPeriod).max(BUDGET_PERIODS_MAX),
 });
 
 /** The data of a `budget.exceeded` event (CONTRACT §15, §25). */
