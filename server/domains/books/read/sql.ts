@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
+import { AppError } from '../../../lib/errors.js';
 
 /** Positional parameters ($1…) collected while a statement is written. */
 export class Params {
@@ -14,8 +15,19 @@ export function select<T extends object>(sql: string, params: Params, tx?: Trans
   return db().query<T>(sql, { bind: params.values, type: QueryTypes.SELECT, transaction: tx });
 }
 
-/** A bigint sum as PostgreSQL returns it (text) to a JS number of cents. */
-export const cents = (v: string | number | null | undefined): number => (v === null || v === undefined ? 0 : Number(v));
+/**
+ * A bigint sum as PostgreSQL returns it (text) to a JS number of cents; a sum beyond 2^53 - 1 (many amounts near the
+ * 10^15 limit) is refused as the reports refuse it (server/db/pg-types.ts), not returned inexactly.
+ */
+export const cents = (v: string | number | null | undefined): number => (v === null || v === undefined ? 0 : exact(Number(v), v));
+
+/** n, when it is a safe integer; a 409 otherwise. */
+export function exact(n: number, text: string | number = n): number {
+  if (!Number.isSafeInteger(n)) {
+    throw new AppError('CONFLICT', `A total (${text}) is beyond 2^53 - 1 and cannot be returned exactly; narrow the filters`);
+  }
+  return n;
+}
 
 /**
  * SQL for the debits and credits of account `c` (alias of accounting_categories) dated on or

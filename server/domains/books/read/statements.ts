@@ -4,11 +4,11 @@ import type { BalanceSheet, ProfitAndLoss, ProfitAndLossQuery } from '../../../.
 import type { AccountType } from '../../../../shared/contracts/accounting.js';
 import { requireBooksReader } from './access.js';
 import { accountBalances } from './trial-balance.js';
-import { balanceAsOfJoin, baseCurrency, cents, dayBefore, Params, select } from './sql.js';
+import { balanceAsOfJoin, baseCurrency, cents, dayBefore, exact, Params, select } from './sql.js';
 
 /** Amounts in the account's normal direction: assets and expenses debit, the rest credit. */
 const DEBIT_NORMAL: ReadonlySet<AccountType> = new Set(['ASSET', 'EXPENSE']);
-const normal = (type: AccountType, debit: number, credit: number) => (DEBIT_NORMAL.has(type) ? debit - credit : credit - debit);
+const normal = (type: AccountType, debit: number, credit: number) => exact(DEBIT_NORMAL.has(type) ? debit - credit : credit - debit);
 
 type Movement = { category_id: string; code: string; name: string; account_type: AccountType; debit: string; credit: string };
 
@@ -70,10 +70,17 @@ export async function profitAndLoss(actor: Actor, q: ProfitAndLossQuery): Promis
   });
   const revenue = rows.filter((m) => m.account_type === 'REVENUE').map(row);
   const expenses = rows.filter((m) => m.account_type === 'EXPENSE').map(row);
-  const total = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountCents, 0);
+  const total = (xs: { amountCents: number }[]) => xs.reduce((s, x) => exact(s + x.amountCents), 0);
   const totalRevenueCents = total(revenue);
   const totalExpenseCents = total(expenses);
-  return { currency, revenue, expenses, totalRevenueCents, totalExpenseCents, netIncomeCents: totalRevenueCents - totalExpenseCents };
+  return {
+    currency,
+    revenue,
+    expenses,
+    totalRevenueCents,
+    totalExpenseCents,
+    netIncomeCents: exact(totalRevenueCents - totalExpenseCents),
+  };
 }
 
 /** GET /reports/balance-sheet (CONTRACT §23): the P&L accounts up to asOf are currentEarningsCents, so the totals always agree. */
@@ -88,8 +95,8 @@ export async function balanceSheet(actor: Actor, q: { workspaceId: number; asOf?
   const assets = of('ASSET');
   const liabilities = of('LIABILITY');
   const equity = of('EQUITY');
-  const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => s + x.amountCents, 0);
-  const currentEarningsCents = sum(of('REVENUE')) - sum(of('EXPENSE'));
+  const sum = (xs: { amountCents: number }[]) => xs.reduce((s, x) => exact(s + x.amountCents), 0);
+  const currentEarningsCents = exact(sum(of('REVENUE')) - sum(of('EXPENSE')));
   return {
     asOf,
     currency,
@@ -98,6 +105,6 @@ export async function balanceSheet(actor: Actor, q: { workspaceId: number; asOf?
     equity,
     currentEarningsCents,
     totalAssetsCents: sum(assets),
-    totalLiabilitiesAndEquityCents: sum(liabilities) + sum(equity) + currentEarningsCents,
+    totalLiabilitiesAndEquityCents: exact(sum(liabilities) + sum(equity) + currentEarningsCents),
   };
 }

@@ -3,7 +3,7 @@ import type { Actor } from '../../../lib/scope.js';
 import type { TrialBalance } from '../../../../shared/contracts/books-read.js';
 import type { AccountType } from '../../../../shared/contracts/accounting.js';
 import { requireBooksReader } from './access.js';
-import { balanceAsOfJoin, baseCurrency, cents, Params, select } from './sql.js';
+import { balanceAsOfJoin, baseCurrency, cents, exact, Params, select } from './sql.js';
 
 export type AccountBalanceRow = {
   category_id: string;
@@ -43,11 +43,11 @@ export async function trialBalance(actor: Actor, q: { workspaceId: number; asOf?
     accountType: r.account_type,
     debitCents: cents(r.debit),
     creditCents: cents(r.credit),
-    balanceCents: cents(r.debit) - cents(r.credit),
+    balanceCents: exact(cents(r.debit) - cents(r.credit)),
   }));
-  const totals = accounts.reduce((t, a) => ({ debitCents: t.debitCents + a.debitCents, creditCents: t.creditCents + a.creditCents }), {
-    debitCents: 0,
-    creditCents: 0,
-  });
+  const totals = accounts.reduce(
+    (t, a) => ({ debitCents: exact(t.debitCents + a.debitCents), creditCents: exact(t.creditCents + a.creditCents) }),
+    { debitCents: 0, creditCents: 0 },
+  );
   return { asOf, currency, accounts, totals };
 }
