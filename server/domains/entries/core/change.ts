@@ -12,7 +12,7 @@ import { assertCaps } from './caps.js';
 import { recomputeCompleteness } from './completeness.js';
 import { reactions, type EntryEffects } from './reactions.js';
 import { publishMany } from '../../outbound-webhooks/index.js';
-import { postEntries } from '../../books/reactions.js';
+import { postEntries } from '../../books/index.js';
 import { DEAD_STATUSES, isFrozen, type TransitionSource } from './transitions.js';
 
 export function assertNotFrozen(row: EntryRow, doing: string): void {

@@ -7,7 +7,7 @@ import type { EventActor } from '../audit-events.js';
 import { manualSourceId } from '../references.js';
 import { prepareMany, type PrepareRequest } from './create-prepare.js';
 import { applyEffects } from './change.js';
-import { postEntries } from '../../books/reactions.js';
+import { postEntries } from '../../books/index.js';
 import {
   assertInsertedAsExpected,
   assertRuledWithinReach,

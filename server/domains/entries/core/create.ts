@@ -9,7 +9,7 @@ import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { prepare } from './create-prepare.js';
 import { applyEffects } from './change.js';
-import { postEntries } from '../../books/reactions.js';
+import { postEntries } from '../../books/index.js';
 import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
 
 export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };

@@ -8,7 +8,7 @@ import { insertEntriesSql } from '../entry-writes.js';
 import { recordEvents, type EventActor } from '../audit-events.js';
 import { reactions, type NewEntryFields } from './reactions.js';
 import { applyEffects } from './change.js';
-import { postEntries } from '../../books/reactions.js';
+import { postEntries } from '../../books/index.js';
 
 export type IngestedRow = EntryRow & { external_id: string };
 

@@ -1,7 +1,7 @@
 import { db, type Transaction } from '../../../db/database.js';
 import { recordEvents, type EventActor } from '../audit-events.js';
 import type { EntryValuation } from './reactions.js';
-import { postEntries } from '../../books/reactions.js';
+import { postEntries } from '../../books/index.js';
 
 export type ValuationChange = { id: number; workspaceId: number; from: EntryValuation; to: EntryValuation };
 
