@@ -159,7 +159,10 @@ export const ImportFields = z
 
 export const ImportForm = z
   .object({
-    file: z.string().meta({ format: 'binary', maxLength: 26_214_400 }).describe('The statement file (CSV, OFX or camt.053)'),
+    file: z
+      .string()
+      .meta({ format: 'binary' })
+      .describe('The statement file (CSV, OFX or camt.053); at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)'),
     format: StatementFormat.optional(),
     csvMapping: z.string().max(10_000).optional().describe('CsvMapping as JSON text'),
   })

@@ -72,10 +72,13 @@ export const FulfilQuery = z.object({ workspaceId: IntId.optional() });
 export const UploadFields = z.object({ documentType: DocumentType }).strict();
 export const FulfilFields = z.object({ documentType: DocumentType.optional() }).strict();
 
+/**
+ * No maxLength: the limit is the service's UPLOAD_LIMIT_BYTES (configurable; 413 beyond it), and a maxLength on
+ * a binary part misleads generators (Schemathesis' coverage phase "violates" it with a small file and expects a 400).
+ */
 const BinaryFile = z.string().meta({
   format: 'binary',
   minLength: 1,
-  maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
   description: 'the file; its type is sniffed from the bytes; at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)',
 });
 

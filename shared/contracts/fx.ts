@@ -1,5 +1,4 @@
 import { z } from 'zod/v4';
-import { DEFAULT_UPLOAD_LIMIT_BYTES } from './documents.js';
 import {
   BigIntId,
   BigIntIdValue,
@@ -105,7 +104,6 @@ export const ImportFxRatesResult = z.object({
 export const ImportFxRatesForm = z.object({
   file: z.string().meta({
     format: 'binary',
-    maxLength: DEFAULT_UPLOAD_LIMIT_BYTES,
     description: 'CSV date,currency,rate or ECB eurofxref XML (daily or historical); at most UPLOAD_LIMIT_BYTES (default 25 MiB, else 413)',
   }),
 });

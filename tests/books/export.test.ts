@@ -139,4 +139,43 @@ describe('GET /ledger/journal/export?format=saft', () => {
     const total = (600 * 601) / 2;
     expect(res.text).toContain(`<NumberOfEntries>600</NumberOfEntries><TotalDebit>${(total / 100).toFixed(2)}</TotalDebit>`);
   }, 120_000);
+
+  it('writes totals beyond 2^53 cents exactly, and answers 409 before any byte when one has more than the schema’s 18 digits', async () => {
+    const big = await entryWorld(api);
+    const acc = await rawAccounts(big.workspaceId, [
+      ['1920', 'Bank', 'ASSET'],
+      ['3000', 'Sales', 'REVENUE'],
+    ]);
+    const near = 999_999_999_999_999; // the largest amount an entry can carry, in cents
+    const sale = (date: string) => ({
+      date,
+      kind: 'MANUAL' as const,
+      lines: [
+        [acc['1920'], near, 0],
+        [acc['3000'], 0, near],
+      ] as [string, number, number][],
+    });
+    await postRaw(big.workspaceId, Array.from({ length: 12 }, () => sale('2026-05-02')));
+    const ok = await api.get('/ledger/journal/export', {
+      token: big.token,
+      query: { workspaceId: big.workspaceId, format: 'saft', from: '2026-05-01', to: '2026-05-31' },
+    });
+    expect(ok.status).toBe(200);
+    const sum = (BigInt(near) * 12n).toString(); // 11999999999999988 cents: past 2^53, exact only as text
+    const decimal = `${sum.slice(0, -2)}.${sum.slice(-2)}`;
+    expect(ok.text).toContain(`<TotalDebit>${decimal}</TotalDebit><TotalCredit>${decimal}</TotalCredit>`);
+    expect(ok.text).toContain(`<ClosingDebitBalance>${decimal}</ClosingDebitBalance>`);
+    const dir = mkdtempSync(path.join(tmpdir(), 'saft-'));
+    writeFileSync(path.join(dir, 'big.xml'), ok.text);
+    await run('xmllint', ['--noout', '--schema', XSD, path.join(dir, 'big.xml')]);
+
+    // 1,000 more: 10^18 cents and more, 19 digits, which SAFmonetaryType cannot hold
+    await postRaw(big.workspaceId, Array.from({ length: 1_000 }, () => sale('2026-06-02')));
+    const tooBig = await api.get('/ledger/journal/export', {
+      token: big.token,
+      query: { workspaceId: big.workspaceId, format: 'saft', from: '2026-06-01', to: '2026-06-30' },
+    });
+    expectErrorBody(tooBig, 409, 'CONFLICT');
+    expect(tooBig.body.message).toMatch(/18 digits/);
+  }, 120_000);
 });

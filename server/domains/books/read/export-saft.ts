@@ -4,7 +4,8 @@ import { db, type Transaction } from '../../../db/database.js';
 import { todayUtc } from '../../../lib/dates.js';
 import { ISO_4217_EXPONENTS } from '../../../../shared/currencies.js';
 import { journalRange } from './export-csv.js';
-import { balanceAsOfJoin, cents, dayBefore, Params, select } from './sql.js';
+import { AppError } from '../../../lib/errors.js';
+import { balanceAsOfJoin, dayBefore, Params, select } from './sql.js';
 
 /** Transactions read per statement while the file is written (keyset on date and id). */
 const BATCH = 500;
@@ -19,18 +20,28 @@ function text(value: string | null | undefined, max: number): string {
 }
 const el = (name: string, value: string | null | undefined, max: number) => `<${name}>${text(value, max)}</${name}>`;
 
+/** A sum of minor units read as text: exact at any size (a sum of many amounts near 10^15 passes 2^53). */
+const minorUnits = (v: string | null | undefined): bigint => (v === null || v === undefined ? 0n : BigInt(v));
+
 /** Minor units as a decimal of the currency (SAFmonetaryType: at most 2 fraction digits). */
-function money(minor: number, exponent: number): string {
-  const sign = minor < 0 ? '-' : '';
-  const abs = Math.abs(minor);
+function money(minor: bigint, exponent: number): string {
+  const sign = minor < 0n ? '-' : '';
+  const abs = minor < 0n ? -minor : minor;
   if (exponent === 0) return `${sign}${abs}.00`;
-  const unit = 10 ** exponent;
-  const whole = Math.floor(abs / unit);
+  const unit = 10n ** BigInt(exponent);
   const frac = String(abs % unit)
     .padStart(exponent, '0')
     .slice(0, 2)
     .padEnd(2, '0');
-  return `${sign}${whole}.${frac}`;
+  return `${sign}${abs / unit}.${frac}`;
+}
+
+/** SAFmonetaryType has at most 18 digits: a total beyond them cannot be written as a valid file (409, before any byte). */
+function fitsSaft(minor: bigint, exponent: number): void {
+  const digits = money(minor, exponent).replace(/[^0-9]/g, '').replace(/^0+(?=\d{3})/, '');
+  if (digits.length > 18) {
+    throw new AppError('CONFLICT', `A SAF-T amount (${money(minor, exponent)}) has more than the schema's 18 digits; narrow the range`);
+  }
 }
 
 type Context = { workspaceId: number; from: string; to: string; actorName: string };
@@ -71,8 +82,8 @@ function header(w: Workspace, c: Context): string {
 }
 
 function account(a: AccountRow, exp: number): string {
-  const opening = cents(a.o_debit) - cents(a.o_credit);
-  const closing = cents(a.c_debit) - cents(a.c_credit);
+  const opening = minorUnits(a.o_debit) - minorUnits(a.o_credit);
+  const closing = minorUnits(a.c_debit) - minorUnits(a.c_credit);
   return [
     '<Account>',
     el('AccountID', a.code, 70),
@@ -80,8 +91,8 @@ function account(a: AccountRow, exp: number): string {
     el('GroupingCategory', 'FES-AccountType', 256),
     el('GroupingCode', a.account_type, 35),
     el('AccountType', 'GL', 18),
-    opening >= 0 ? el('OpeningDebitBalance', money(opening, exp), 30) : el('OpeningCreditBalance', money(-opening, exp), 30),
-    closing >= 0 ? el('ClosingDebitBalance', money(closing, exp), 30) : el('ClosingCreditBalance', money(-closing, exp), 30),
+    opening >= 0n ? el('OpeningDebitBalance', money(opening, exp), 30) : el('OpeningCreditBalance', money(-opening, exp), 30),
+    closing >= 0n ? el('ClosingDebitBalance', money(closing, exp), 30) : el('ClosingCreditBalance', money(-closing, exp), 30),
     '</Account>',
   ].join('');
 }
@@ -99,15 +110,15 @@ function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
     el('SystemEntryDate', t.posted, 10),
     el('GLPostingDate', t.date, 10),
     ...lines.map((l) => {
-      const debit = cents(l.debit);
-      const amount = money(debit > 0 ? debit : cents(l.credit), exp);
+      const debit = minorUnits(l.debit);
+      const amount = money(debit > 0n ? debit : minorUnits(l.credit), exp);
       return [
         '<Line>',
         el('RecordID', String(l.line_no), 18),
         el('AccountID', l.code, 70),
         t.entry_id === null ? '' : el('SourceDocumentID', String(t.entry_id), 35),
         el('Description', l.description ?? description, 256),
-        debit > 0 ? `<DebitAmount>${el('Amount', amount, 30)}</DebitAmount>` : `<CreditAmount>${el('Amount', amount, 30)}</CreditAmount>`,
+        debit > 0n ? `<DebitAmount>${el('Amount', amount, 30)}</DebitAmount>` : `<CreditAmount>${el('Amount', amount, 30)}</CreditAmount>`,
         '</Line>',
       ].join('');
     }),
@@ -115,7 +126,11 @@ function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
   ].join('');
 }
 
-async function* document(c: Context, tx: Transaction): AsyncGenerator<string> {
+type Totals = { n: string; debit: string; credit: string };
+type Prelude = { w: Workspace; exp: number; accounts: AccountRow[]; totals: Totals };
+
+/** Everything before the transactions, read before the first byte is sent: what cannot be written is a 409, not a cut file. */
+async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
   const p0 = new Params();
   const [w] = await select<Workspace>(
     `SELECT name, base_currency::text AS currency FROM workspaces WHERE id = ${p0.add(c.workspaceId)}`,
@@ -123,8 +138,6 @@ async function* document(c: Context, tx: Transaction): AsyncGenerator<string> {
     tx,
   );
   const exp = Math.min(ISO_4217_EXPONENTS.get(w.currency) ?? 2, 2);
-  yield header(w, c);
-
   const pa = new Params();
   const ws = pa.add(c.workspaceId);
   const accounts = await select<AccountRow>(
@@ -134,19 +147,29 @@ async function* document(c: Context, tx: Transaction): AsyncGenerator<string> {
     pa,
     tx,
   );
-  if (accounts.length > 0)
-    yield `\n<MasterFiles><GeneralLedgerAccounts>${accounts.map((a) => account(a, exp)).join('\n')}</GeneralLedgerAccounts></MasterFiles>`;
-
   const pt = new Params();
   const range = journalRange(pt, c.workspaceId, c.from, c.to);
-  const [totals] = await select<{ n: string; debit: string; credit: string }>(
+  const [totals] = await select<Totals>(
     `SELECT count(DISTINCT t.id)::text AS n, COALESCE(sum(l.debit_cents), 0)::text AS debit, COALESCE(sum(l.credit_cents), 0)::text AS credit
        FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id WHERE ${range}`,
     pt,
     tx,
   );
-  yield `\n<GeneralLedgerEntries>${el('NumberOfEntries', totals.n, 20)}${el('TotalDebit', money(cents(totals.debit), exp), 30)}${el('TotalCredit', money(cents(totals.credit), exp), 30)}`;
-  if (cents(totals.n) > 0) {
+  fitsSaft(minorUnits(totals.debit), exp);
+  fitsSaft(minorUnits(totals.credit), exp);
+  for (const a of accounts) {
+    fitsSaft(minorUnits(a.o_debit) - minorUnits(a.o_credit), exp);
+    fitsSaft(minorUnits(a.c_debit) - minorUnits(a.c_credit), exp);
+  }
+  return { w, exp, accounts, totals };
+}
+
+async function* document(c: Context, { w, exp, accounts, totals }: Prelude, tx: Transaction): AsyncGenerator<string> {
+  yield header(w, c);
+  if (accounts.length > 0)
+    yield `\n<MasterFiles><GeneralLedgerAccounts>${accounts.map((a) => account(a, exp)).join('\n')}</GeneralLedgerAccounts></MasterFiles>`;
+  yield `\n<GeneralLedgerEntries>${el('NumberOfEntries', totals.n, 20)}${el('TotalDebit', money(minorUnits(totals.debit), exp), 30)}${el('TotalCredit', money(minorUnits(totals.credit), exp), 30)}`;
+  if (totals.n !== '0') {
     yield `\n<Journal>${el('JournalID', 'GL', 18)}${el('Description', 'General journal', 256)}${el('Type', 'GL', 9)}`;
     let after: { date: string; id: string } | undefined;
     for (;;) {
@@ -202,7 +225,8 @@ export async function journalSaft(workspaceId: number, range: { from?: string; t
   try {
     const to = range.to ?? todayUtc();
     const from = range.from ?? (await firstDate(workspaceId, to, tx));
-    const parts = document({ workspaceId, from, to, actorName }, tx);
+    const context = { workspaceId, from, to, actorName };
+    const parts = document(context, await prelude(context, tx), tx);
     async function* guarded(): AsyncGenerator<string> {
       try {
         yield* parts;

@@ -56,6 +56,7 @@ documentExpressPath('/ledger/journal/export', {
       '400': { description: 'Invalid query' },
       '401': { description: 'Not authenticated' },
       '403': { description: 'Missing entry.export, not a member of the workspace, or a project-only member' },
+      '409': { description: 'format=saft: a total or balance of the range has more than the 18 digits SAFmonetaryType allows' },
     },
   },
 });
