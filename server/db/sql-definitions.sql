@@ -749,14 +749,18 @@ CREATE OR REPLACE FUNCTION public.journal_lines_balances()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-  BEGIN
-    PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
-    INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
-    VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
-    ON CONFLICT (workspace_id, category_id, month)
-      DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
-    RETURN NULL;
-  END $function$;
+    BEGIN
+      PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
+      INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
+      VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
+      ON CONFLICT (workspace_id, category_id, month)
+        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
+      INSERT INTO ledger_day_balances AS b (workspace_id, category_id, day, debit_cents, credit_cents)
+      VALUES (NEW.workspace_id, NEW.category_id, NEW.txn_date, NEW.debit_cents, NEW.credit_cents)
+      ON CONFLICT (workspace_id, category_id, day)
+        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
+      RETURN NULL;
+    END $function$;
 
 -- ledger_role_stays_active()
 CREATE OR REPLACE FUNCTION public.ledger_role_stays_active()
@@ -805,7 +809,7 @@ AS $function$
       RETURN NULL;
     END $function$;
 
--- 45 triggers
+-- 46 triggers
 
 CREATE TRIGGER accounting_categories_role_active BEFORE UPDATE OF is_active ON accounting_categories FOR EACH ROW WHEN (old.is_active AND NOT new.is_active) EXECUTE FUNCTION ledger_role_stays_active();
 CREATE TRIGGER rules_categories_updated_notify AFTER UPDATE ON accounting_categories REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
@@ -841,6 +845,7 @@ CREATE TRIGGER journal_closed_period AFTER INSERT ON journal_transactions REFERE
 CREATE TRIGGER journal_transactions_append_only BEFORE DELETE OR UPDATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER journal_transactions_no_truncate BEFORE TRUNCATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER ledger_balances_no_truncate BEFORE TRUNCATE ON ledger_balances FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER ledger_day_balances_no_truncate BEFORE TRUNCATE ON ledger_day_balances FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER rules_parties_updated_notify AFTER UPDATE ON parties REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
 CREATE TRIGGER project_members_auth_changed AFTER INSERT OR DELETE OR UPDATE ON project_members FOR EACH ROW EXECUTE FUNCTION notify_auth_changed('user_id');
 CREATE TRIGGER rules_projects_deleted_notify AFTER DELETE ON projects REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();

@@ -128,6 +128,17 @@ describe('posting from entries (CONTRACT §23)', () => {
     );
     expect(kept.rows).toEqual(sums.rows);
     expect(sums.rows.length).toBeGreaterThan(3);
+    const byDay = await client.query(
+      `SELECT category_id, txn_date::text AS day, sum(debit_cents)::bigint AS d, sum(credit_cents)::bigint AS c
+         FROM journal_lines WHERE workspace_id = $1 GROUP BY 1, 2 ORDER BY 1, 2`,
+      [w.workspaceId],
+    );
+    const keptByDay = await client.query(
+      `SELECT category_id, day::text, debit_cents AS d, credit_cents AS c FROM ledger_day_balances WHERE workspace_id = $1 ORDER BY 1, 2`,
+      [w.workspaceId],
+    );
+    expect(keptByDay.rows).toEqual(byDay.rows);
+    expect(new Set(byDay.rows.map((r) => r.day)).size).toBeGreaterThan(1);
   });
 });
 

@@ -50,7 +50,7 @@ const count = async () =>
   Number((await client.query(`SELECT count(*) AS n FROM journal_transactions WHERE workspace_id = $1`, [w.workspaceId])).rows[0].n);
 
 describe('the books at the database (CONTRACT §23)', () => {
-  it('a balanced transaction commits and moves the month balances', async () => {
+  it('a balanced transaction commits and moves the month and day balances', async () => {
     const before = await count();
     expect(
       await commit(
@@ -68,6 +68,15 @@ describe('the books at the database (CONTRACT §23)', () => {
     expect(b.rows).toEqual([
       { category_id: cats[0], month: '2024-05-01', d: 700, c: 0 },
       { category_id: cats[1], month: '2024-05-01', d: 0, c: 700 },
+    ]);
+    const days = await client.query(
+      `SELECT category_id, day::text, debit_cents::int AS d, credit_cents::int AS c FROM ledger_day_balances
+        WHERE workspace_id = $1 AND category_id = ANY($2) ORDER BY debit_cents DESC`,
+      [w.workspaceId, cats],
+    );
+    expect(days.rows).toEqual([
+      { category_id: cats[0], day: '2024-05-02', d: 700, c: 0 },
+      { category_id: cats[1], day: '2024-05-02', d: 0, c: 700 },
     ]);
   });
 

@@ -221,6 +221,59 @@ describe('GET /ledger/accounts/{categoryId}/lines', () => {
     expect(balances).toEqual([100_000, 98_000, 100_000]);
   });
 
+  it('running balances stay right when a page starts inside a busy day of a month with earlier days', async () => {
+    const busy = await entryWorld(api);
+    const acc = await rawAccounts(busy.workspaceId, [
+      ['1000', 'Bank', 'ASSET'],
+      ['4000', 'Sales', 'REVENUE'],
+    ]);
+    // the signed amounts of account 1000, in general-ledger order (date, then transaction): debits +, credits -
+    const moves: [date: string, cents: number][] = [
+      ['2026-04-28', 500],
+      ['2026-05-03', 1_000],
+      ['2026-05-09', -250],
+      ['2026-05-17', 70],
+      ['2026-05-17', 30],
+      ['2026-05-17', -45],
+      ['2026-05-17', 8],
+      ['2026-05-20', 1],
+    ];
+    await postRaw(
+      busy.workspaceId,
+      moves.map(([date, cents]) => ({
+        date,
+        kind: 'MANUAL' as const,
+        lines: (cents > 0
+          ? [
+              [acc['1000'], cents, 0],
+              [acc['4000'], 0, cents],
+            ]
+          : [
+              [acc['4000'], -cents, 0],
+              [acc['1000'], 0, -cents],
+            ]) as [string, number, number][],
+      })),
+    );
+    const expected = moves.map((_, i) => moves.slice(0, i + 1).reduce((sum, [, c]) => sum + c, 0));
+    const seen: number[] = [];
+    let cursor: string | undefined;
+    do {
+      const res = await api.get(`/ledger/accounts/${acc['1000']}/lines`, { token: busy.token, query: { limit: 1, cursor } });
+      expect(res.status).toBe(200);
+      seen.push(...res.body.items.map((i: any) => i.balanceCents));
+      cursor = res.body.nextCursor ?? undefined;
+    } while (cursor);
+    expect(seen).toEqual(expected);
+    const range = await api.get(`/ledger/accounts/${acc['1000']}/lines`, {
+      token: busy.token,
+      query: { from: '2026-05-17', to: '2026-05-17' },
+    });
+    expect(range.body.openingBalanceCents).toBe(1_250);
+    expect(range.body.closingBalanceCents).toBe(1_313);
+    const trial = await api.get('/ledger/trial-balance', { token: busy.token, query: { workspaceId: busy.workspaceId, asOf: '2026-05-17' } });
+    expect(trial.body.accounts.find((x: any) => x.code === '1000').balanceCents).toBe(1_313);
+  });
+
   it('answers 404 for an account of another workspace, 400 for a cursor of another account', async () => {
     const stranger = await entryWorld(api);
     expectErrorBody(await api.get(`/ledger/accounts/${a['1000']}/lines`, { token: stranger.token }), 404, 'NOT_FOUND');

@@ -50,6 +50,7 @@ const TENANT_TABLES = [
   'journal_transactions',
   'journal_lines',
   'ledger_balances',
+  'ledger_day_balances',
   'bank_lines',
   'projects',
 ];

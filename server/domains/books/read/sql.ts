@@ -32,8 +32,8 @@ export function exact(n: number, text: string | number = n): number {
 /**
  * SQL for the debits and credits of account `c` (alias of accounting_categories) dated on or
  * before `asOf` (every line when undefined): the months before asOf's month from ledger_balances,
- * that month's lines up to asOf from journal_lines (an index range on (workspace, category, date)).
- * Never sums every line. Yields columns `<as>_debit`, `<as>_credit` (bigint) through LATERAL joins.
+ * that month's days up to asOf from ledger_day_balances (migration 0047). A few rows per account,
+ * never the lines. Yields columns `<as>_debit`, `<as>_credit` (bigint) through LATERAL joins.
  */
 export function balanceAsOfJoin(params: Params, asOf: string | undefined, as: string): string {
   if (asOf === undefined) {
@@ -42,13 +42,13 @@ export function balanceAsOfJoin(params: Params, asOf: string | undefined, as: st
   }
   const d = params.add(asOf);
   return `CROSS JOIN LATERAL (
-      SELECT (COALESCE(mb.debit, 0) + COALESCE(ml.debit, 0))::bigint AS ${as}_debit,
-             (COALESCE(mb.credit, 0) + COALESCE(ml.credit, 0))::bigint AS ${as}_credit
+      SELECT (COALESCE(mb.debit, 0) + COALESCE(db.debit, 0))::bigint AS ${as}_debit,
+             (COALESCE(mb.credit, 0) + COALESCE(db.credit, 0))::bigint AS ${as}_credit
         FROM (SELECT sum(b.debit_cents) AS debit, sum(b.credit_cents) AS credit FROM ledger_balances b
                WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id AND b.month < date_trunc('month', ${d}::date)::date) mb,
-             (SELECT sum(l.debit_cents) AS debit, sum(l.credit_cents) AS credit FROM journal_lines l
-               WHERE l.workspace_id = c.workspace_id AND l.category_id = c.id
-                 AND l.txn_date >= date_trunc('month', ${d}::date)::date AND l.txn_date <= ${d}::date) ml) ${as}`;
+             (SELECT sum(b.debit_cents) AS debit, sum(b.credit_cents) AS credit FROM ledger_day_balances b
+               WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id
+                 AND b.day >= date_trunc('month', ${d}::date)::date AND b.day <= ${d}::date) db) ${as}`;
 }
 
 /** The day before an ISO date. */
