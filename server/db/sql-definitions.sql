@@ -1,7 +1,7 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 40 functions
+-- 42 functions
 
 -- bank_lines_match_row()
 CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
@@ -431,6 +431,17 @@ AS $function$
     RETURN posted;
   END $function$;
 
+-- books_sig_mapped(sig jsonb, m jsonb)
+CREATE OR REPLACE FUNCTION public.books_sig_mapped(sig jsonb, m jsonb)
+ RETURNS jsonb
+ LANGUAGE sql
+ IMMUTABLE
+AS $function$
+      SELECT CASE WHEN m IS NULL OR sig IS NULL THEN sig ELSE
+        (SELECT jsonb_agg(jsonb_build_array(COALESCE(m -> (e ->> 0), e -> 0), e -> 1, e -> 2) ORDER BY o)
+           FROM jsonb_array_elements(sig) WITH ORDINALITY AS x(e, o)) END
+    $function$;
+
 -- closed_period_name(ws integer, day date)
 CREATE OR REPLACE FUNCTION public.closed_period_name(ws integer, day date)
  RETURNS text
@@ -762,6 +773,17 @@ AS $function$
       RETURN NULL;
     END $function$;
 
+-- ledger_role_remembered()
+CREATE OR REPLACE FUNCTION public.ledger_role_remembered()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+    BEGIN
+      INSERT INTO ledger_role_history (workspace_id, role, category_id) VALUES (NEW.workspace_id, NEW.role, NEW.category_id)
+      ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $function$;
+
 -- ledger_role_stays_active()
 CREATE OR REPLACE FUNCTION public.ledger_role_stays_active()
  RETURNS trigger
@@ -809,7 +831,7 @@ AS $function$
       RETURN NULL;
     END $function$;
 
--- 46 triggers
+-- 47 triggers
 
 CREATE TRIGGER accounting_categories_role_active BEFORE UPDATE OF is_active ON accounting_categories FOR EACH ROW WHEN (old.is_active AND NOT new.is_active) EXECUTE FUNCTION ledger_role_stays_active();
 CREATE TRIGGER rules_categories_updated_notify AFTER UPDATE ON accounting_categories REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
@@ -846,6 +868,7 @@ CREATE TRIGGER journal_transactions_append_only BEFORE DELETE OR UPDATE ON journ
 CREATE TRIGGER journal_transactions_no_truncate BEFORE TRUNCATE ON journal_transactions FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER ledger_balances_no_truncate BEFORE TRUNCATE ON ledger_balances FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
 CREATE TRIGGER ledger_day_balances_no_truncate BEFORE TRUNCATE ON ledger_day_balances FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+CREATE TRIGGER ledger_roles_remembered AFTER INSERT OR UPDATE OF category_id ON ledger_roles FOR EACH ROW EXECUTE FUNCTION ledger_role_remembered();
 CREATE TRIGGER rules_parties_updated_notify AFTER UPDATE ON parties REFERENCING NEW TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();
 CREATE TRIGGER project_members_auth_changed AFTER INSERT OR DELETE OR UPDATE ON project_members FOR EACH ROW EXECUTE FUNCTION notify_auth_changed('user_id');
 CREATE TRIGGER rules_projects_deleted_notify AFTER DELETE ON projects REFERENCING OLD TABLE AS changed FOR EACH STATEMENT EXECUTE FUNCTION notify_rules_changed();

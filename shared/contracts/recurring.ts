@@ -55,7 +55,7 @@ const Rrule = z
   .min(1)
   .max(RRULE_MAX)
   .describe(
-    'an RFC 5545 RRULE value without DTSTART (startDate is that): FREQ (DAILY, WEEKLY, MONTHLY, YEARLY), INTERVAL, COUNT or UNTIL, BYDAY (ordinals such as 1MO or -1FR for MONTHLY and YEARLY), BYMONTHDAY (-1 = the last day), BYMONTH, BYSETPOS; any other part is a 400 naming it',
+    'an RFC 5545 RRULE value without DTSTART (startDate is that): FREQ (DAILY, WEEKLY, MONTHLY, YEARLY), INTERVAL, COUNT or UNTIL, BYDAY (ordinals such as 1MO or -1FR for MONTHLY and YEARLY), BYMONTHDAY (-1 = the last day), BYMONTH, BYSETPOS; any other part is a 400 naming it, as is a rule that can never produce a date (a BYSETPOS beyond what one period holds, a BYMONTHDAY no month of BYMONTH has, a DAILY INTERVAL of whole weeks missing every BYDAY)',
   );
 
 export const RecurringEntryObject = z.object({

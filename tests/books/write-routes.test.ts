@@ -270,6 +270,44 @@ describe('verify and access (CONTRACT §23, §19)', () => {
     expect(bad.body.mismatches[0].posted[0].lines.map((l: any) => l.debitCents + l.creditCents)).toEqual([777, 777]);
   });
 
+  it('after PUT /ledger/roles the earlier postings keep their account, later ones use the new one, and verify stays ok', async () => {
+    const v = await entryWorld(api);
+    const oldPayable = (await api.get('/ledger/roles', { token: v.token, query: { workspaceId: v.workspaceId } })).body.PAYABLE;
+    const before = await createEntry(v, { entryType: 'EXPENSE', amountCents: 1_200, entryDate: '2026-03-02' });
+    const supplierDebts = await createCategory(v, { code: '2400', name: 'Supplier debts', accountType: 'LIABILITY' });
+    const put = await api.put('/ledger/roles', { workspaceId: v.workspaceId, roles: { PAYABLE: supplierDebts.id } }, { token: v.token });
+    expect(put.status, put.text).toBe(200);
+    const after = await createEntry(v, { entryType: 'EXPENSE', amountCents: 800, entryDate: '2026-03-03' });
+    const creditsOf = async (entryId: number) =>
+      (
+        await db().query(
+          `SELECT c.code, l.credit_cents::int AS c FROM journal_lines l JOIN accounting_categories c ON c.id = l.category_id
+            WHERE l.entry_id = :entryId AND l.kind = 'ENTRY' AND l.credit_cents > 0 ORDER BY l.id`,
+          { replacements: { entryId }, type: 'SELECT' },
+        )
+      ).map((r: any) => `${r.code}:${r.c}`);
+    expect(await creditsOf(before.id)).toEqual([`${oldPayable.code}:1200`]);
+    expect(await creditsOf(after.id)).toEqual(['2400:800']);
+    const verified = await api.get('/ledger/verify', { token: v.token, query: { workspaceId: v.workspaceId } });
+    expect(verified.body).toMatchObject({ ok: true, entriesChecked: 2, mismatches: [] });
+
+    // an earlier entry changed now posts with today's roles (its old posting reversed on the old account)
+    const patched = await api.patch(`/entries/${before.id}`, { amountCents: 1_300 }, { token: v.token });
+    expect(patched.status, patched.text).toBe(200);
+    expect(await creditsOf(before.id)).toEqual([`${oldPayable.code}:1200`, '2400:1300']);
+    expect((await api.get('/ledger/verify', { token: v.token, query: { workspaceId: v.workspaceId } })).body.ok).toBe(true);
+
+    // what verify exists for is still seen: a posting changed behind the core on the old account
+    await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
+    try {
+      await db().query('UPDATE entries SET amount_cents = 9, amount_base_cents = 9 WHERE id = :id', { replacements: { id: after.id } });
+    } finally {
+      await db().query('ALTER TABLE entries ENABLE TRIGGER USER');
+    }
+    const bad = await api.get('/ledger/verify', { token: v.token, query: { workspaceId: v.workspaceId } });
+    expect(bad.body.mismatches.map((m: any) => m.entryId)).toEqual([after.id]);
+  });
+
   it('permissions first (403), project members and keys limited to projects 403, members read the roles', async () => {
     const reader = await actor(api, { workspaceId: w.workspaceId, permissions: [] });
     expect((await api.get('/ledger/roles', { token: reader.token, query: { workspaceId: w.workspaceId } })).status).toBe(200);

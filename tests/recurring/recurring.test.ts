@@ -101,6 +101,13 @@ describe('recurring entries: create, read, update, deactivate', () => {
       ['INTERVAL=2', 'FREQ'],
       ['FREQ=DAILY;INTERVAL=0', 'INTERVAL'],
       ['FREQ=DAILY;UNTIL=20260230', 'UNTIL'],
+      // valid parts that can never produce a date: refused before the recurrence library searches to the year 9999
+      ['FREQ=DAILY;BYSETPOS=366;BYDAY=MO', 'BYSETPOS'],
+      ['FREQ=WEEKLY;BYDAY=MO,TU;BYSETPOS=3', 'BYSETPOS'],
+      ['FREQ=MONTHLY;BYDAY=MO;BYSETPOS=-32', 'BYSETPOS'],
+      ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', 'BYMONTHDAY'],
+      ['FREQ=WEEKLY;BYMONTH=4,6;BYMONTHDAY=-31', 'BYMONTHDAY'],
+      ['FREQ=DAILY;INTERVAL=14;BYDAY=FR', 'BYDAY'],
     ]) {
       const res = await postRecurring(w, { rrule });
       expectErrorBody(res, 400, 'BAD_REQUEST');

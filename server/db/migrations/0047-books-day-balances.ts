@@ -9,6 +9,11 @@ import { sql, type Migration } from './types.js';
  *
  * Kept by the deferred trigger that keeps the month rows, in the same transaction, behind the same
  * workspace lock (class 4246); filled once from the lines here. TRUNCATE is refused as for the others.
+ *
+ * And the accounts each role has had (`ledger_role_history`, kept by a trigger on ledger_roles): PUT
+ * /ledger/roles changes the accounts of postings from then on and edits no line, so GET /ledger/verify
+ * reads a line on an account that has since left its role as a line on the role's account now
+ * (`books_sig_mapped`), instead of reporting every entry posted before the change.
  */
 export const m0047: Migration = {
   name: '0047-books-day-balances',
@@ -28,6 +33,30 @@ export const m0047: Migration = {
 
     CREATE TRIGGER ledger_day_balances_no_truncate BEFORE TRUNCATE ON ledger_day_balances
       FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
+
+    CREATE TABLE ledger_role_history (
+      workspace_id int NOT NULL,
+      role text NOT NULL,
+      category_id uuid NOT NULL,
+      PRIMARY KEY (workspace_id, role, category_id)
+    );
+    INSERT INTO ledger_role_history (workspace_id, role, category_id) SELECT workspace_id, role, category_id FROM ledger_roles;
+    CREATE FUNCTION ledger_role_remembered() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      INSERT INTO ledger_role_history (workspace_id, role, category_id) VALUES (NEW.workspace_id, NEW.role, NEW.category_id)
+      ON CONFLICT DO NOTHING;
+      RETURN NULL;
+    END $$;
+    CREATE TRIGGER ledger_roles_remembered AFTER INSERT OR UPDATE OF category_id ON ledger_roles
+      FOR EACH ROW EXECUTE FUNCTION ledger_role_remembered();
+
+    -- the line signature [[category, debit, credit], …] of a posting with each category of the map m (retired role
+    -- account → the role's account now) replaced; m NULL: unchanged
+    CREATE FUNCTION books_sig_mapped(sig jsonb, m jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS $$
+      SELECT CASE WHEN m IS NULL OR sig IS NULL THEN sig ELSE
+        (SELECT jsonb_agg(jsonb_build_array(COALESCE(m -> (e ->> 0), e -> 0), e -> 1, e -> 2) ORDER BY o)
+           FROM jsonb_array_elements(sig) WITH ORDINALITY AS x(e, o)) END
+    $$;
 
     CREATE OR REPLACE FUNCTION journal_lines_balances() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -54,5 +83,8 @@ export const m0047: Migration = {
       RETURN NULL;
     END $$;
     DROP TABLE ledger_day_balances;
+    DROP TRIGGER ledger_roles_remembered ON ledger_roles;
+    DROP FUNCTION ledger_role_remembered(), books_sig_mapped(jsonb, jsonb);
+    DROP TABLE ledger_role_history;
   `),
 };

@@ -11,19 +11,29 @@ const MISMATCHES_MAX = 1000;
  * GET /ledger/verify (accounting.manage): what each entry of the workspace should have posted now, rebuilt by the
  * one derivation (books_expected_transactions, migration 0045), against its live ENTRY and SETTLEMENT transactions
  * in the journal. A settlement is compared by its match and lines, not its date (moved out of closed periods).
+ * A line on an account that has since left its role (PUT /ledger/roles edits no posted line) is compared as a
+ * line on the role's account now (migration 0047, ledger_role_history).
  */
 export async function verifyBooks(actor: Actor, workspaceId: number): Promise<z.infer<typeof VerifyResult>> {
   scope.requireWorkspaceMember(actor, workspaceId);
   const rows = await db().query<{ entry_id: string; checked: number; expected: Posted[] | null; posted: Posted[] | null }>(
     `WITH ids AS MATERIALIZED (SELECT COALESCE(array_agg(id), '{}') AS a, count(*)::int AS n FROM entries WHERE workspace_id = $1),
+     retired AS MATERIALIZED (
+       SELECT jsonb_object_agg(h.category_id::text, r.category_id::text) AS m
+         FROM ledger_role_history h JOIN ledger_roles r ON r.workspace_id = h.workspace_id AND r.role = h.role
+        WHERE h.workspace_id = $1 AND r.category_id <> h.category_id
+          AND NOT EXISTS (SELECT 1 FROM ledger_roles now WHERE now.workspace_id = $1 AND now.category_id = h.category_id)
+     ),
      x AS (
        SELECT entry_id, jsonb_agg(jsonb_build_object('kind', kind, 'date', txn_date, 'lines', sig) ORDER BY kind) AS shown,
-              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id, sig) ORDER BY kind) AS cmp
+              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id,
+                                          books_sig_mapped(sig, (SELECT m FROM retired))) ORDER BY kind) AS cmp
          FROM books_expected_transactions($1, (SELECT a FROM ids)) GROUP BY entry_id
      ),
      p AS (
        SELECT entry_id, jsonb_agg(jsonb_build_object('kind', kind, 'date', txn_date, 'lines', sig) ORDER BY kind, id) AS shown,
-              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id, sig) ORDER BY kind, id) AS cmp
+              jsonb_agg(jsonb_build_array(kind, CASE WHEN kind = 'ENTRY' THEN txn_date END, bank_match_id,
+                                          books_sig_mapped(sig, (SELECT m FROM retired))) ORDER BY kind, id) AS cmp
          FROM books_live_entries($1, (SELECT a FROM ids)) GROUP BY entry_id
      )
      SELECT COALESCE(x.entry_id, p.entry_id)::text AS entry_id, (SELECT n FROM ids) AS checked, x.shown AS expected, p.shown AS posted

@@ -49,8 +49,8 @@ function isDate(yyyymmdd: string): boolean {
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === iso;
 }
 
-/** 400 naming the first part of `rrule` that §25 does not allow, or whose value is wrong. */
-export function validateRrule(rrule: string): void {
+/** The parts of `rrule` (names and values upper-cased), or a 400 naming the first part §25 does not allow or whose value is wrong. */
+function partsOf(rrule: string): Map<string, string> {
   const parts = new Map<string, string>();
   for (const piece of rrule.split(';')) {
     const eq = piece.indexOf('=');
@@ -73,6 +73,46 @@ export function validateRrule(rrule: string): void {
     const wrong = CHECKS[name](value, freq);
     if (wrong) throw badRequest(`RRULE part ${name} ${wrong}`);
   }
+  return parts;
+}
+
+/** 400 naming the first part of `rrule` that §25 does not allow, or whose value is wrong. */
+export function validateRrule(rrule: string): void {
+  partsOf(rrule);
+}
+
+const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
+
+/**
+ * Why a valid rule can never produce a date from `startDate`, or null. The `rrule` package searches such a rule
+ * period by period up to the year 9999 before it answers "none" (15 s of blocked event loop for FREQ=DAILY;
+ * BYSETPOS=366;BYDAY=MO), so the classes that cost that much are refused before it runs: a BYSETPOS beyond the
+ * dates one period can hold, month days no month has, and days an INTERVAL of whole weeks never reaches.
+ */
+function neverOccurs(parts: Map<string, string>, startDate: string): string | null {
+  const freq = parts.get('FREQ')!;
+  const byDay = parts.get('BYDAY') ? list(parts.get('BYDAY')!) : [];
+  const perPeriod = { DAILY: 1, WEEKLY: byDay.length > 0 ? new Set(byDay).size : 1, MONTHLY: 31, YEARLY: 366 }[freq] ?? 366;
+  const beyond = parts.get('BYSETPOS') && list(parts.get('BYSETPOS')!).find((p) => Math.abs(Number(p)) > perPeriod);
+  if (beyond) return `BYSETPOS=${beyond}: a FREQ=${freq} period of this rule holds at most ${perPeriod} date(s)`;
+  const monthDays = parts.get('BYMONTHDAY') ? list(parts.get('BYMONTHDAY')!).map(Number) : [];
+  const months = parts.get('BYMONTH') ? list(parts.get('BYMONTH')!).map(Number) : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  if (monthDays.length > 0 && !months.some((m) => monthDays.some((d) => Math.abs(d) <= MONTH_DAYS[m - 1]))) {
+    return `BYMONTHDAY=${parts.get('BYMONTHDAY')}: no month of the rule has that day`;
+  }
+  const interval = Number(parts.get('INTERVAL') ?? '1');
+  const startDay = WEEKDAYS[new Date(`${startDate}T00:00:00Z`).getUTCDay()];
+  if (freq === 'DAILY' && interval % 7 === 0 && byDay.length > 0 && !byDay.includes(startDay)) {
+    return `BYDAY=${parts.get('BYDAY')}: every ${interval} days from a ${startDay} is always a ${startDay}`;
+  }
+  return null;
+}
+
+/** 400 when `rrule` is not one §25 allows, or can never produce a date from `startDate` (see neverOccurs). */
+export function validateSchedule(rrule: string, startDate: string): void {
+  const never = neverOccurs(partsOf(rrule), startDate);
+  if (never) throw badRequest(`RRULE never produces a date: ${never}`);
 }
 
 const utc = (date: string) => new Date(`${date}T00:00:00Z`);
