@@ -4,12 +4,20 @@
  * busiest account (keyset cursor + a window over the page). Each baseline is the naive SQL on the same database:
  * summing every line up to the date, and an OFFSET page with a running sum over every line before it.
  */
+import { execFile } from 'node:child_process';
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
 import type pg from 'pg';
 import type { Sequelize } from 'sequelize-typescript';
 import { backfill } from '../../server/db/migrations/0045-books.js';
 import { accountLinesCursor } from '../../server/domains/books/index.js';
 import { metered } from './cpu.js';
 import { ensureValuations } from './fx-report-scenario.js';
+import { copyOut } from './copy.js';
 import { cannon, loop } from './load.js';
 import type { BenchContext } from './scenarios.js';
 import { listLatencyRow, type ResultRow } from './table.js';
@@ -95,11 +103,73 @@ async function deepLedgerPage(c: BenchContext, pool: pg.Pool): Promise<ResultRow
   );
 }
 
+const XSD = path.resolve(__dirname, '../../../shared/samples/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd');
+
+/**
+ * GET /ledger/journal/export?format=saft of the dataset's last full year, written to a file while it is read, then
+ * validated against the SAF-T 1.30 XSD by xmllint (--stream: libxml2's reader, not a tree of the whole file). The
+ * server's RSS growth while it streams is the row's target (issue 49: < 100 MB); the baseline is COPY of the same
+ * lines as CSV, the floor of reading them at all.
+ */
+async function saftYear(c: BenchContext, pool: pg.Pool): Promise<ResultRow> {
+  const ws = c.dataset.workspaceId;
+  const { rows } = await pool.query(`SELECT extract(year FROM max(txn_date))::int - 1 AS y FROM journal_transactions WHERE workspace_id = $1`, [ws]);
+  const year: number = rows[0].y;
+  const dir = mkdtempSync(path.join(tmpdir(), 'bench-saft-'));
+  const file = path.join(dir, `saft-${year}.xml`);
+  try {
+    const rssBefore = c.server.rssMB();
+    const peak = c.server.watchRss();
+    const started = performance.now();
+    const res = await fetch(`${c.server.base}/ledger/journal/export?workspaceId=${ws}&format=saft&from=${year}-01-01&to=${year}-12-31`, {
+      headers: { authorization: `Bearer ${c.token}` },
+    });
+    if (res.status !== 200 || !res.body) throw new Error(`SAF-T export: ${res.status} ${await res.text()}`);
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(file));
+    const seconds = (performance.now() - started) / 1000;
+    const peakRss = peak();
+    const growth = peakRss - rssBefore;
+    const lint = await promisify(execFile)('xmllint', ['--noout', '--stream', '--schema', XSD, file], { maxBuffer: 1 << 20 }).then(
+      () => 'valid against the SAF-T 1.30 XSD (xmllint --stream)',
+      (err: { stderr?: string }) => `INVALID: ${String(err.stderr).slice(0, 300)}`,
+    );
+    const { rows: counted } = await pool.query(
+      `SELECT count(*)::int AS n FROM journal_lines WHERE workspace_id = $1 AND txn_date BETWEEN $2 AND $3`,
+      [ws, `${year}-01-01`, `${year}-12-31`],
+    );
+    const base = await copyOut(
+      c.url,
+      `COPY (SELECT transaction_id, txn_date, kind, entry_id, category_id, debit_cents, credit_cents, description FROM journal_lines
+              WHERE workspace_id = ${Number(ws)} AND txn_date BETWEEN '${year}-01-01' AND '${year}-12-31' ORDER BY txn_date, transaction_id, line_no)
+         TO STDOUT WITH (FORMAT csv)`,
+    );
+    const { size } = statSync(file);
+    return {
+      scenario: `GET /ledger/journal/export?format=saft, ${year}: ${counted[0].n.toLocaleString('en-US')} lines (baseline: COPY of the lines)`,
+      unit: 's',
+      ours: seconds,
+      baseline: base.seconds,
+      ratio: seconds / base.seconds,
+      p50: NaN,
+      p95: NaN,
+      p99: NaN,
+      baselineP95: NaN,
+      peakRssMB: peakRss,
+      target: 'XSD-valid, RSS +<100 MB',
+      met: lint.startsWith('valid') && growth < 100,
+      note: `${lint}; ${(size / 1e6).toFixed(0)} MB; RSS ${rssBefore.toFixed(0)} -> peak ${peakRss.toFixed(0)} MB (+${growth.toFixed(0)} MB)`,
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** The scenarios of this module, each as a named step (bench/harness/scenarios.ts runs them). */
 export function booksScenarios(c: BenchContext, pool: pg.Pool): [string, () => Promise<ResultRow>][] {
   return [
     ['books: trial balance', () => statement(c, pool, '/ledger/trial-balance', 'GET /ledger/trial-balance')],
     ['books: balance sheet', () => statement(c, pool, '/reports/balance-sheet', 'GET /reports/balance-sheet')],
     ['books: general ledger page at depth', () => deepLedgerPage(c, pool)],
+    ['books: SAF-T export of a year', () => saftYear(c, pool)],
   ];
 }

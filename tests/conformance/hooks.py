@@ -38,8 +38,8 @@ of Schemathesis' own.
      one byte over the upload limit (25 MiB) in a multipart form.
    - `unknown-query-parameter` (400): a query parameter the operation does not declare (CONTRACT §1: a 400, never
      ignored), added to every request of an operation that documents a 400.
-   Two upload operations look up stored objects before they read the file (a 404 otherwise): they name the bank
-   account and the REQUESTED document the script created for these runs.
+   Three upload operations look up stored objects before they read the file (a 404 otherwise): they name the bank
+   account, the REQUESTED document and the entry (with its workspace) the script created for these runs.
    The statuses answered in these runs (and in the stored and fault runs below) are written to
    SCHEMATHESIS_STATUS_LOG (one "METHOD /path STATUS" line per call), not to a HAR file, which would hold every
    oversized body.
@@ -146,12 +146,17 @@ STORED_OBJECTS = {
         "entryId": os.environ.get("SCHEMATHESIS_BODY_ENTRY_ID"),
         "documentId": os.environ.get("SCHEMATHESIS_BODY_DOCUMENT_ID"),
     },
+    "POST /entries/{entryId}/documents/upload": {"entryId": os.environ.get("SCHEMATHESIS_BODY_ENTRY_ID")},
 }
+# operation label -> the query naming the workspace of those objects (the upload reads its workspaceId first)
+STORED_QUERIES = {"POST /entries/{entryId}/documents/upload": {"workspaceId": "1"}}
 
 
 def _break_body(case):
     if BODY_MODE:
         case.path_parameters.update(STORED_OBJECTS.get(case.operation.label, {}))
+        if case.operation.label in STORED_QUERIES:
+            case.query = {**(case.query or {}), **STORED_QUERIES[case.operation.label]}
     if BODY_MODE == "unsupported-media-type" and _documents(case, "415"):
         case.media_type = "text/plain"
         case.body = "a text body where the operation reads JSON, a form or nothing"

@@ -21,7 +21,8 @@ const REPO = path.resolve(import.meta.dirname, '..', '..');
  * fails (misconfigured: 500; stopped: 503).
  */
 const MAX_EXAMPLES = '50';
-const TIMEOUT_MS = 900_000;
+// 9 runs: about 11 minutes on a quiet 2-core machine; under the rest of test:hard, or another load, up to twice that
+const TIMEOUT_MS = 1_500_000;
 const RUNS = [
   'admin',
   'without-permissions',
@@ -66,20 +67,11 @@ function runScript(): Promise<Outcome> {
  */
 const KNOWN_UNREACHED: Record<string, string[]> = {
   'POST /auth/login': ['429'],
-  'POST /rules/preview': ['200'],
-  'POST /ledger/journal': ['200'],
-  'PUT /ledger/roles': ['200'],
-  'POST /budgets': ['200'],
   'GET /reports/budget-vs-actual': ['403'],
-  'POST /api-keys/{id}/rotate': ['200'],
-  'GET /inbox/documents/{id}': ['200'],
-  'GET /inbox/documents/{id}/suggestions': ['200'],
   'PATCH /bank-accounts/{id}': ['409'],
   'GET /ledger/journal/{id}': ['403'],
   'GET /ledger/accounts/{categoryId}/lines': ['403'],
-  'POST /ledger/journal/{id}/reverse': ['200'],
-  'GET /budgets/{id}': ['200', '403'],
-  'POST /entries/{entryId}/documents/upload': ['413', '415'],
+  'GET /budgets/{id}': ['403'],
 };
 
 /** What a reader of a failed run needs: Schemathesis' errors, failures, warnings and summary, or the end of its output. */

@@ -357,11 +357,57 @@ async function people(): Promise<Part> {
   };
 }
 
+async function booksAndPlans(): Promise<Part> {
+  // the books (CONTRACT §23): two accounts of the plan's workspace, a manual journal to reverse once (then 409)
+  const account = (code: string, accountType: string) =>
+    idOf('POST', '/accounting/categories', { workspaceId: WORKSPACE, code, name: unique(`account ${code}`), accountType });
+  const [cash, capital, rent] = [await account('1910', 'ASSET'), await account('2010', 'EQUITY'), await account('6310', 'EXPENSE')];
+  const journal = (cents: number) => ({
+    workspaceId: WORKSPACE,
+    date: TODAY,
+    description: unique('capital paid in'),
+    lines: [
+      { categoryId: cash, debitCents: cents },
+      { categoryId: capital, creditCents: cents },
+    ],
+  });
+  const toReverse = await idOf<number>('POST', '/ledger/journal', journal(5_000));
+  const reversedBefore = await idOf<number>('POST', '/ledger/journal', journal(6_000));
+  await call('POST', `/ledger/journal/${reversedBefore}/reverse`, {});
+  // budgets and plans (CONTRACT §25, §16): a budget to read, keys to rotate, an inbox document to read
+  const month = `${TODAY.slice(0, 7)}-01`;
+  const budget = { workspaceId: WORKSPACE, name: unique('budget'), period: 'MONTH', startDate: month, periods: 3 };
+  const line = { categoryId: rent, projectId: PROJECT, entryType: 'EXPENSE', amountCents: 250_000 };
+  const toRead = await idOf('POST', '/budgets', { ...budget, lines: [line] });
+  const toRotate = await idOf('POST', '/api-keys', { workspaceId: WORKSPACE, name: unique('app to rotate'), permissions: ['entry.create'] });
+  const inboxed = await inboxDocument();
+  return {
+    'stored-a': {
+      'POST /ledger/journal': { body: journal(7_000) },
+      'POST /ledger/journal/{id}/reverse': { path: { id: toReverse }, body: {} },
+      'PUT /ledger/roles': { body: { workspaceId: WORKSPACE, roles: {} } },
+      'POST /budgets': { body: { ...budget, name: unique('budget'), lines: [line] } },
+      'GET /budgets/{id}': { path: { id: toRead } },
+      'POST /api-keys/{id}/rotate': { path: { id: toRotate } },
+      'GET /inbox/documents/{id}': { path: { id: inboxed } },
+      'GET /inbox/documents/{id}/suggestions': { path: { id: inboxed } },
+      'POST /rules/preview': {
+        body: {
+          workspaceId: WORKSPACE,
+          conditions: [{ field: 'description', operator: 'contains', value: 'entry' }],
+          actions: [{ type: 'SET_CATEGORY', categoryId: rent }],
+        },
+      },
+    },
+    'stored-b': { 'POST /ledger/journal/{id}/reverse': { path: { id: reversedBefore }, body: {} } }, // reversed once already: 409
+  };
+}
+
 async function main() {
   WORKSPACE = await idOf<number>('POST', '/workspaces', { name: unique('workspace'), baseCurrency: 'USD' });
   PROJECT = await idOf<number>('POST', '/projects', { workspaceId: WORKSPACE, name: unique('project') });
   const plan = Object.fromEntries(RUNS.map((run) => [run, {} as Record<string, Planned>]));
-  for (const part of [accounting, syncConflict, banking, documentsAndEntries, webhookDelivery, people]) {
+  for (const part of [accounting, syncConflict, banking, documentsAndEntries, webhookDelivery, people, booksAndPlans]) {
     const planned = await part();
     for (const run of RUNS) {
       for (const [label, request] of Object.entries(planned[run] ?? {})) {
