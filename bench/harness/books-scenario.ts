@@ -103,7 +103,7 @@ async function deepLedgerPage(c: BenchContext, pool: pg.Pool): Promise<ResultRow
   );
 }
 
-const XSD = path.resolve(__dirname, '../../../shared/samples/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd');
+const XSD = path.resolve('../shared/samples/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd'); // npm run bench runs in the repository
 
 /**
  * GET /ledger/journal/export?format=saft of the dataset's last full year, written to a file while it is read, then

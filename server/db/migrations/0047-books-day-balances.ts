@@ -30,6 +30,8 @@ export const m0047: Migration = {
     INSERT INTO ledger_day_balances (workspace_id, category_id, day, debit_cents, credit_cents)
     SELECT workspace_id, category_id, txn_date, sum(debit_cents)::bigint, sum(credit_cents)::bigint
       FROM journal_lines GROUP BY workspace_id, category_id, txn_date;
+    -- statistics now: the first reads after the migration planned without them (trial balance p95 55 ms, then 31 ms)
+    ANALYZE ledger_day_balances;
 
     CREATE TRIGGER ledger_day_balances_no_truncate BEFORE TRUNCATE ON ledger_day_balances
       FOR EACH STATEMENT EXECUTE FUNCTION journal_append_only();
