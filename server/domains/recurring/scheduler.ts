@@ -47,7 +47,7 @@ export async function runDueRecurring(through = todayUtc()): Promise<DueRun> {
 
 export type RecurringScheduler = { boss: PgBoss; stop: () => Promise<void> };
 
-/** Starts pg-boss on `databaseUrl` with the due schedule and its worker, and makes what is due now. */
+/** Starts pg-boss on `databaseUrl` with the due schedule and its worker, and queues the making of what is due now. */
 export async function startRecurringScheduler(
   databaseUrl: string,
   opts: { pollingIntervalSeconds?: number; schema?: string } = {},
@@ -66,6 +66,8 @@ export async function startRecurringScheduler(
     await runDueRecurring();
   };
   await boss.work(DUE_QUEUE, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, due);
-  await due().catch((err: unknown) => runtime().logger.warn({ err }, 'recurring entries at start-up failed'));
+  // the start-up catch-up is a job like the ticks, not awaited here: a recurring entry started years ago makes
+  // thousands of occurrences, and the instance must be ready (and stoppable) meanwhile
+  await boss.send(DUE_QUEUE, {});
   return { boss, stop: () => boss.stop({ graceful: true, wait: true, timeout: 10_000 }) };
 }
