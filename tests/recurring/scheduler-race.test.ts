@@ -79,3 +79,34 @@ describe('the recurring scheduler', () => {
     }
   }, 120_000);
 });
+
+describe('a catch-up of many dates', () => {
+  it('commits a few dates at a time (the rows its creates reference are not held for the whole catch-up), each date once', async () => {
+    const v = await entryWorld(api);
+    const start = daysAgo(299);
+    const daily = await createRecurring(v, { rrule: 'FREQ=DAILY', startDate: start });
+    const committed = () =>
+      db()
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM entries WHERE recurring_entry_id = :id`, {
+          replacements: { id: daily.id },
+          type: QueryTypes.SELECT,
+        })
+        .then(([row]) => row.n);
+    let finished = false;
+    const run = runDueRecurring().finally(() => (finished = true));
+    const seen = new Set<number>();
+    while (!finished) {
+      seen.add(await committed());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const made = await run;
+    expect(made.created).toBe(300);
+    // seen from outside while it ran: made dates committed before the last ones were made
+    expect([...seen].some((n) => n > 0 && n < 300)).toBe(true);
+    const listed = await occurrences(v, daily.id, start, todayUtc());
+    expect(listed).toHaveLength(300);
+    expect(listed.every((o) => o.status === 'CREATED')).toBe(true);
+    expect(new Set(listed.map((o) => o.entryId)).size).toBe(300);
+    expect(await committed()).toBe(300);
+  }, 300_000);
+});
