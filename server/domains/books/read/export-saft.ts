@@ -23,7 +23,7 @@ const el = (name: string, value: string | null | undefined, max: number) => `<${
 /** A sum of minor units read as text: exact at any size (a sum of many amounts near 10^15 passes 2^53). */
 const minorUnits = (v: string | null | undefined): bigint => (v === null || v === undefined ? 0n : BigInt(v));
 
-/** Minor units as a decimal of the currency (SAFmonetaryType: at most 2 fraction digits). */
+/** Minor units as a decimal of the currency (SAFmonetaryType: at most 2 fraction digits; a 3-decimal currency's third is dropped). */
 function money(minor: bigint, exponent: number): string {
   const sign = minor < 0n ? '-' : '';
   const abs = minor < 0n ? -minor : minor;
@@ -36,10 +36,10 @@ function money(minor: bigint, exponent: number): string {
   return `${sign}${abs / unit}.${frac}`;
 }
 
-/** SAFmonetaryType has at most 18 digits: a total beyond them cannot be written as a valid file (409, before any byte). */
+/** SAFmonetaryType has at most 18 digits, 2 of them fractional: a whole part of 10^16 or more cannot be written (409, before any byte). */
 function fitsSaft(minor: bigint, exponent: number): void {
-  const digits = money(minor, exponent).replace(/[^0-9]/g, '').replace(/^0+(?=\d{3})/, '');
-  if (digits.length > 18) {
+  const whole = (minor < 0n ? -minor : minor) / 10n ** BigInt(exponent);
+  if (whole >= 10n ** 16n) {
     throw new AppError('CONFLICT', `A SAF-T amount (${money(minor, exponent)}) has more than the schema's 18 digits; narrow the range`);
   }
 }
@@ -137,7 +137,7 @@ async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
     p0,
     tx,
   );
-  const exp = Math.min(ISO_4217_EXPONENTS.get(w.currency) ?? 2, 2);
+  const exp = ISO_4217_EXPONENTS.get(w.currency) ?? 2; // the currency's own: money() writes at most 2 fraction digits
   const pa = new Params();
   const ws = pa.add(c.workspaceId);
   const accounts = await select<AccountRow>(
