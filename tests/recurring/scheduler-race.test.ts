@@ -110,3 +110,23 @@ describe('a catch-up of many dates', () => {
     expect(await committed()).toBe(300);
   }, 300_000);
 });
+
+describe('at start-up', () => {
+  it('a scheduler alone catches up what is due (its start-up job), without a tick or a run', async () => {
+    const v = await entryWorld(api);
+    const start = daysAgo(5);
+    const daily = await createRecurring(v, { rrule: 'FREQ=DAILY', startDate: start });
+    const scheduler = await startRecurringScheduler(runtime().config.DATABASE_URL!, { pollingIntervalSeconds: 0.5 });
+    try {
+      const deadline = Date.now() + 60_000;
+      let listed = await occurrences(v, daily.id, start, todayUtc());
+      while (listed.some((o) => o.status !== 'CREATED') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        listed = await occurrences(v, daily.id, start, todayUtc());
+      }
+      expect(listed.map((o) => [o.occurrenceDate, o.status])).toEqual(Array.from({ length: 6 }, (_, i) => [daysAgo(5 - i), 'CREATED']));
+    } finally {
+      await scheduler.stop();
+    }
+  }, 120_000);
+});
