@@ -108,11 +108,32 @@ describe('recurring entries: create, read, update, deactivate', () => {
       ['FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30', 'BYMONTHDAY'],
       ['FREQ=WEEKLY;BYMONTH=4,6;BYMONTHDAY=-31', 'BYMONTHDAY'],
       ['FREQ=DAILY;INTERVAL=14;BYDAY=FR', 'BYDAY'],
+      // a contradiction no rule above names (a Monday and a Tuesday both the 1st in one week): the search for its
+      // first date runs off the event loop and is stopped
+      ['FREQ=WEEKLY;BYDAY=MO,TU;BYMONTHDAY=1;BYSETPOS=2', 'found none'],
     ]) {
       const res = await postRecurring(w, { rrule });
       expectErrorBody(res, 400, 'BAD_REQUEST');
       expect(res.body.message, rrule).toContain(named);
     }
+  });
+
+  it('searches a rule’s first date off the event loop: a rare rule is taken, a contradiction refused while the instance answers', async () => {
+    // a Monday 29 February: the first from 2026 is in 2044
+    const rare = await createRecurring(w, { rrule: 'FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=29;BYDAY=MO', startDate: '2026-01-01' });
+    expect(rare.nextOccurrence).toBe('2044-02-29');
+    const answered: string[] = [];
+    const refused = postRecurring(w, { rrule: 'FREQ=WEEKLY;BYDAY=MO,TU;BYMONTHDAY=1;BYSETPOS=2' }).then((res) => {
+      answered.push('refused');
+      return res;
+    });
+    // the search for a date of the contradiction takes seconds of CPU: the instance answers meanwhile
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const health = await api.get('/healthz');
+    answered.push('health');
+    expect(health.status).toBe(200);
+    expectErrorBody(await refused, 400, 'BAD_REQUEST');
+    expect(answered).toEqual(['health', 'refused']);
   });
 
   it('follows POST /entries’ rules for the template: 400 for a foreign party, tag or currency; 404 for a project not seen', async () => {

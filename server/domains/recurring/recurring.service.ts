@@ -66,7 +66,7 @@ async function projectWorkspace(actor: Actor, projectId: number, tx: Transaction
 export async function createRecurring(actor: Actor, input: CreateRecurringEntryInput): Promise<RecurringEntryObject> {
   return transaction(async (tx) => {
     const workspaceId = await projectWorkspace(actor, input.projectId, tx);
-    validateSchedule(input.rrule, input.startDate);
+    await validateSchedule(input.rrule, input.startDate);
     const endDate = input.endDate ?? null;
     assertWindow(input.startDate, endDate);
     const template = templateOf(input.template);
@@ -154,7 +154,7 @@ export async function updateRecurring(actor: Actor, input: UpdateRecurringEntryI
       end_date: input.endDate === undefined ? row.end_date : input.endDate,
       is_active: input.isActive ?? row.is_active,
     };
-    if (input.rrule !== undefined || input.startDate !== undefined) validateSchedule(next.rrule, next.start_date);
+    if (input.rrule !== undefined || input.startDate !== undefined) await validateSchedule(next.rrule, next.start_date);
     assertWindow(next.start_date, next.end_date);
     if (input.template) await assertTemplateRefs(tx, row.workspace_id, next.template);
     const [updated] = await db().query<RecurringRow>(

@@ -1,5 +1,6 @@
 import rrulePackage from 'rrule';
 import { badRequest } from '../../lib/errors.js';
+import { FIRST_DATE_SEARCH_MS, searchFirstDate } from './first-date.js';
 
 const { RRule } = rrulePackage;
 type Rule = InstanceType<typeof RRule>;
@@ -105,16 +106,23 @@ function neverOccurs(parts: Map<string, string>, startDate: string): string | nu
   return null;
 }
 
-/** 400 when `rrule` is not one §25 allows, or can never produce a date from `startDate` (see neverOccurs). */
-export function validateSchedule(rrule: string, startDate: string): void {
+/**
+ * 400 when `rrule` is not one §25 allows, or can never produce a date from `startDate`: the classes neverOccurs
+ * names at once, any other contradiction when a search for the first date, off the event loop, finds none in time.
+ */
+export async function validateSchedule(rrule: string, startDate: string): Promise<void> {
   const never = neverOccurs(partsOf(rrule), startDate);
   if (never) throw badRequest(`RRULE never produces a date: ${never}`);
+  const first = await searchFirstDate(rrule, startDate);
+  if ('timedOut' in first) {
+    throw badRequest(`RRULE never produces a date: a search from ${startDate} found none in ${FIRST_DATE_SEARCH_MS} ms`);
+  }
 }
 
 const utc = (date: string) => new Date(`${date}T00:00:00Z`);
 const day = (d: Date) => d.toISOString().slice(0, 10);
 
-/** The rule of a recurring entry (validated before: validateRrule). */
+/** The rule of a recurring entry (validated before: validateSchedule). */
 export function ruleOf(rrule: string, startDate: string): Rule {
   return new RRule({ ...RRule.parseString(rrule.toUpperCase()), dtstart: utc(startDate), tzid: undefined });
 }
