@@ -36,7 +36,7 @@ export async function runDueRecurring(through = todayUtc()): Promise<DueRun> {
       try {
         // a transaction per OCCURRENCES_PER_TRANSACTION dates: an entry started years back makes thousands, and one
         // transaction holding them all held its creator's and key's rows (FOR KEY SHARE) for minutes
-        for (let more = true; more; ) {
+        for (let more = true; more;) {
           const made = await transaction((tx) => makeDue(tx, id, through, { skipLocked: true, limit: OCCURRENCES_PER_TRANSACTION }));
           run.created += made.created;
           run.skipped += made.skipped;
