@@ -85,6 +85,7 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [documents.DocumentStatus, 'DocumentStatus'],
   // §21 extraction and inbox
   [inbox.ExtractionObject, 'DocumentExtraction'],
+  [inbox.ExtractionSource, 'ExtractionSource'],
   [inbox.ExtractedField, 'ExtractedField'],
   [inbox.ExtractedSupplier, 'ExtractedSupplier'],
   [inbox.ExtractedCustomer, 'ExtractedCustomer'],

@@ -147,7 +147,7 @@ const SIGNATURE_HEADERS = [
       '`v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the ' +
       'endpoint secret after `whsec_` (Standard Webhooks); for 24 hours after a rotation a space and the signature with the old ' +
       'secret follow. Verify it with a Standard Webhooks library.',
-    schema: { type: 'string', maxLength: 200 },
+    schema: { type: 'string', maxLength: 200, pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
   },
 ];
 
