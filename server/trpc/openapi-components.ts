@@ -85,6 +85,7 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [documents.DocumentStatus, 'DocumentStatus'],
   // §21 extraction and inbox
   [inbox.ExtractionObject, 'DocumentExtraction'],
+  [inbox.ExtractionSource, 'ExtractionSource'],
   [inbox.ExtractedField, 'ExtractedField'],
   [inbox.ExtractedSupplier, 'ExtractedSupplier'],
   [inbox.ExtractedCustomer, 'ExtractedCustomer'],
@@ -110,6 +111,7 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   [accounting.PartyMappingFields, 'PartyMappingInput'],
   [banking.CsvMapping, 'CsvMappingInput'],
   [integrations.IngestItem, 'IngestItem'],
+  [integrations.UncheckedIngestItem, 'UncheckedIngestItem'],
   [integrations.PartyById, 'IngestPartyById'],
   [integrations.PartyByName, 'IngestPartyByName'],
   [periods.PeriodObject, 'Period'],
@@ -152,6 +154,10 @@ export const COMPONENT_IDS: ReadonlyArray<readonly [z.ZodType, string]> = [
   // §14 banking
   [banking.BankAccountObject, 'BankAccount'],
   [banking.CsvMappingObject, 'CsvMapping'],
+  // a column by header name or 0-based index: each side named, so no client names them CsvColumn0/1
+  [banking.CsvColumn, 'CsvColumn'],
+  [banking.CsvColumnName, 'CsvColumnName'],
+  [banking.CsvColumnIndex, 'CsvColumnIndex'],
   [banking.StatementObject, 'BankStatement'],
   [banking.StatementFormat, 'StatementFormat'],
   [banking.BankLineObject, 'BankLine'],

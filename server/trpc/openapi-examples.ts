@@ -228,6 +228,13 @@ class Synthesizer {
       const v = NULL_BY_NAME.has(key) && isNullable(property) ? null : this.value(property, key);
       if (v !== undefined) out[key] = v;
     }
+    // a `not` of required-only combinations (a CSV mapping's amount source): leave out the last optional
+    // property of each combination the example would hold whole
+    const required = new Set<string>((schema.required as string[] | undefined) ?? []);
+    for (const combination of (schema.not?.anyOf as Schema[] | undefined) ?? []) {
+      const keys = (combination.required as string[] | undefined) ?? [];
+      if (keys.length > 0 && keys.every((key) => key in out)) delete out[keys.findLast((key) => !required.has(key))!];
+    }
     const extra = schema.additionalProperties;
     if (Object.keys(out).length === 0 && extra && typeof extra === 'object' && !schema.propertyNames?.pattern) {
       const v = this.value(extra, 'value');

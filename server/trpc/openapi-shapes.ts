@@ -168,10 +168,15 @@ export function csvMappingAmountSource(doc: OpenAPIObject): void {
   visit(doc, (schema) => {
     const properties = schema.properties as Record<string, unknown> | undefined;
     if (!properties || !('amountColumn' in properties) || !('debitColumn' in properties) || !('creditColumn' in properties)) return;
-    if (schema.oneOf) return;
-    schema.oneOf = [
-      { required: ['amountColumn'], not: { anyOf: [{ required: ['debitColumn'] }, { required: ['creditColumn'] }] } },
-      { required: ['debitColumn', 'creditColumn'], not: { required: ['amountColumn'] } },
-    ];
+    if (schema.not) return;
+    // amountColumn alone, or debitColumn and creditColumn: as one `not`, not a oneOf of two anonymous
+    // variants, which generators turn into types named by position (Go's CsvMapping0 and CsvMapping1)
+    schema.not = {
+      anyOf: [
+        { required: ['amountColumn', 'debitColumn'] },
+        { required: ['amountColumn', 'creditColumn'] },
+        { not: { anyOf: [{ required: ['amountColumn'] }, { required: ['debitColumn', 'creditColumn'] }] } },
+      ],
+    };
   });
 }

@@ -147,7 +147,7 @@ const SIGNATURE_HEADERS = [
       '`v1,<base64 HMAC-SHA256>` over `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded part of the ' +
       'endpoint secret after `whsec_` (Standard Webhooks); for 24 hours after a rotation a space and the signature with the old ' +
       'secret follow. Verify it with a Standard Webhooks library.',
-    schema: { type: 'string', maxLength: 200 },
+    schema: { type: 'string', maxLength: 200, pattern: '^v1,[A-Za-z0-9+/]+={0,2}( v1,[A-Za-z0-9+/]+={0,2})?$' },
   },
 ];
 
@@ -179,4 +179,23 @@ export function addWebhooks(doc: OpenAPIObject, { asExtension = false } = {}): v
     };
   }
   (doc as unknown as Record<string, unknown>)[asExtension ? 'x-webhooks' : 'webhooks'] = webhooks;
+  addSubscriptionCallbacks(doc, webhooks);
+}
+
+/**
+ * The same events as `callbacks` of `POST /webhook-endpoints`, the operation that subscribes a URL: the
+ * OAS way (3.0 and 3.1) to say that the service will call `{$request.body#/url}` back. Tools that read
+ * callbacks but not `webhooks` (or read `webhooks` but keep only the components that paths reach, as
+ * oapi-codegen v2.8 does with its default pruning) then still have every event component.
+ */
+function addSubscriptionCallbacks(doc: OpenAPIObject, webhooks: Record<string, object>): void {
+  const subscribe = (doc.paths?.['/webhook-endpoints'] as Record<string, { callbacks?: object }> | undefined)?.post;
+  if (!subscribe) throw new Error('openapi: POST /webhook-endpoints is missing, the events have no subscription to hang on');
+  subscribe.callbacks = Object.fromEntries(
+    Object.entries(webhooks).map(([type, item]) => {
+      const { post } = item as { post: { operationId: string } };
+      const operation = { ...post, operationId: post.operationId.replace(/^on/, 'deliver') };
+      return [type, { '{$request.body#/url}': { post: operation } }];
+    }),
+  );
 }

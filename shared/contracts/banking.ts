@@ -26,7 +26,9 @@ import { EntryObject, MAX_AMOUNT_CENTS, MAX_ENTRY_TAGS } from './entries.js';
 
 export const CSV_COLUMN_NAME_MAX = 200;
 /** A column: its header name, or its 0-based index (files without a header). */
-export const CsvColumn = z.union([z.string().min(1).max(CSV_COLUMN_NAME_MAX), z.number().int().min(0).max(1000)]);
+export const CsvColumnName = z.string().min(1).max(CSV_COLUMN_NAME_MAX);
+export const CsvColumnIndex = z.number().int().min(0).max(1000);
+export const CsvColumn = z.union([CsvColumnName, CsvColumnIndex]);
 export const DateFormat = z.enum(['YYYY-MM-DD', 'DD.MM.YYYY', 'DD/MM/YYYY', 'MM/DD/YYYY']);
 // documented as a pattern, not an enum: Go's oapi-codegen refuses an enum value holding a tab
 export const CsvDelimiter = z.enum([',', ';', '\t']).meta({

@@ -35,12 +35,14 @@ export const ExtractedField = z.object({ confidence: Unit });
 export const ExtractedSupplier = z.object({ name: Read, taxId: Read, iban: Read });
 export const ExtractedCustomer = z.object({ name: Read, taxId: Read });
 
+export const ExtractionSource = z.enum(EXTRACTION_SOURCES);
+
 export const ExtractionObject = z.object({
   documentId: UuidValue,
   status: z
     .enum(EXTRACTION_STATUSES)
     .describe('PENDING until the background reading has run (after the upload commits); then DONE, NONE (nothing to read) or FAILED'),
-  source: z.enum(EXTRACTION_SOURCES).nullable(),
+  source: ExtractionSource.nullable(),
   documentType: DocumentType.nullable().describe('BASIS for an invoice or receipt, CREDIT_NOTE for a credit note'),
   documentNumber: Read,
   issueDate: IsoDate.nullable(),

@@ -103,6 +103,10 @@ export const IngestItem = z
   })
   .strict();
 
+/** An item that is not an IngestItem: named, so a generated client calls it by name rather than by its place in the union. */
+export const UncheckedIngestItem = z
+  .unknown()
+  .describe('Anything else: not a 400, but an ERROR result of its own ("invalid item"), and the other items go on');
 /** A body of 1 … MAX_INGEST_ENTRIES items of `item`, nothing else. */
 const entriesOf = <T extends z.ZodType>(item: T) => z.object({ entries: z.array(item).min(1).max(MAX_INGEST_ENTRIES) }).strict();
 /** The envelope: items are checked one by one afterwards, so a bad item does not fail the batch. */
@@ -111,12 +115,7 @@ export const IngestEnvelope = entriesOf(z.unknown());
  * The documented request body. An item is meant to be an IngestItem, but one that is not is an ERROR result
  * of its own, not a 400 (CONTRACT §11): so the document accepts any item, the IngestItem or anything else.
  */
-export const IngestRequest = entriesOf(
-  z.union([
-    IngestItem,
-    z.unknown().describe('Anything else: not a 400, but an ERROR result of its own ("invalid item"), and the other items go on'),
-  ]),
-);
+export const IngestRequest = entriesOf(z.union([IngestItem, UncheckedIngestItem]));
 
 export const IngestStatus = z.enum(['CREATED', 'DUPLICATE', 'ERROR']);
 export const IngestItemResult = z.object({

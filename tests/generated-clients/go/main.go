@@ -158,6 +158,14 @@ func main() {
 	}
 	step("refund above amount is a typed 409")
 
+	// a failed call's §2 error body {message, code, issues?} is the generated ErrorBody, one field per status
+	missing, err := api.GetEntryWithResponse(ctx, 9007199254740991)
+	check("missing entry", err, missing.StatusCode(), 404, missing.Body)
+	if missing.JSON404 == nil || missing.JSON404.Code != "NOT_FOUND" || missing.JSON404.Message == "" {
+		fail("missing entry", "no typed 404 body: %s", string(missing.Body))
+	}
+	step("a missing entry is a typed 404")
+
 	endpoint, err := api.CreateWebhookEndpointWithResponse(ctx, nil, finance.CreateWebhookEndpointJSONRequestBody{WorkspaceId: workspaceID, Url: os.Getenv("HOOK_URL")})
 	check("create webhook endpoint", err, endpoint.StatusCode(), 200, endpoint.Body)
 	delivery, err := api.TestWebhookEndpointWithResponse(ctx, endpoint.JSON200.Id, nil)

@@ -18,7 +18,7 @@ from standardwebhooks import Webhook
 from finance_client import AuthenticatedClient, Client
 from finance_client.api.auth import login
 from finance_client.api.documents import upload_entry_document
-from finance_client.api.entries import create_entry, export_entries_csv, list_entries, refund_entry
+from finance_client.api.entries import create_entry, export_entries_csv, get_entry, list_entries, refund_entry
 from finance_client.api.projects import create_project
 from finance_client.api.webhooks import create_webhook_endpoint, test_webhook_endpoint
 from finance_client.api.workspaces import create_workspace
@@ -158,6 +158,12 @@ def main():
     if error.code != "CONFLICT":
         fail("refund above amount", error.code)
     step("refund above amount is a typed 409")
+
+    # a failed call's §2 error body {message, code, issues?}: `parsed` is the generated ErrorBody
+    missing = expect("missing entry", get_entry.sync_detailed(9_007_199_254_740_991, client=api), HTTPStatus.NOT_FOUND, ErrorBody)
+    if missing.code != "NOT_FOUND" or not missing.message:
+        fail("missing entry", f"{missing.code} {missing.message!r}")
+    step("a missing entry is a typed 404")
 
     endpoint = expect(
         "create webhook endpoint",

@@ -164,6 +164,19 @@ public final class Walk {
     }
     step("refund above amount is a typed 409");
 
+    // a failed call's §2 error body {message, code, issues?}: the generated ErrorBody, read with the
+    // client's own ObjectMapper (the native library's ApiException carries the body as it came)
+    try {
+      entries.getEntry(9_007_199_254_740_991L);
+      fail("missing entry", "no error");
+    } catch (ApiException e) {
+      ErrorBody error = client.getObjectMapper().readValue(e.getResponseBody(), ErrorBody.class);
+      if (e.getCode() != 404 || !"NOT_FOUND".equals(error.getCode()) || error.getMessage().isEmpty()) {
+        fail("missing entry", e.getCode() + " " + error);
+      }
+    }
+    step("a missing entry is a typed 404");
+
     WebhooksApi webhooks = new WebhooksApi(client);
     WebhookEndpointWithSecret endpoint =
         webhooks.createWebhookEndpoint(
