@@ -278,14 +278,15 @@ const RANGE_MESSAGE = { message: 'fromDate must not be after toDate, nor amountM
 export const EntryFiltersChecked = EntryFilters.refine(rangesInOrder, RANGE_MESSAGE);
 /** The longest `cursor` accepted (a cursor is a position and a digest, far shorter; CONTRACT §18). */
 export const CURSOR_MAX = 512;
+/** The shape of every nextCursor (server/lib/page-cursor.ts: base64url payload, a point, base64url signature): `cursor=0` is no cursor. */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
 export const ListEntriesQuery = EntryFilters.extend({
   ...PageQuery,
   cursor: z
     .string()
     .min(1)
     .max(CURSOR_MAX)
-    // the shape of a nextCursor (base64url payload, a point, base64url signature): `cursor=0` is no cursor
-    .meta({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' })
+    .meta({ pattern: CURSOR_PATTERN })
     .optional()
     .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
 })
