@@ -50,6 +50,11 @@ describe('documented refusals', () => {
     for (const p of NON_GRANTABLE_TO_KEYS) expect(documented).not.toContain(p);
   });
 
+  it('manual journal: 2 to 200 lines, as the service counts them (one line: 400, tests/books/write-routes.test.ts)', () => {
+    const lines = body('/ledger/journal', 'post').properties!.lines as Schema & { minItems?: number; maxItems?: number };
+    expect([lines.minItems, lines.maxItems]).toEqual([2, 200]);
+  });
+
   it('cursor: every `cursor` parameter has a pattern that takes every cursor the service writes and refuses `0`', () => {
     const cursors = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.entries(item).flatMap(([method, op]) =>
