@@ -1,6 +1,6 @@
 import type { OpenAPIObject } from 'trpc-to-openapi';
 
-type Schema = { $ref?: string; type?: string; required?: string[]; additionalProperties?: unknown };
+type Schema = { $ref?: string; type?: string; required?: string[]; additionalProperties?: unknown; oneOf?: unknown[] };
 type RequestBody = { required?: boolean; content?: Record<string, { schema?: Schema }> };
 
 const METHODS = ['post', 'put', 'patch', 'delete'] as const;
@@ -20,7 +20,8 @@ export function describeRequestBodies(doc: OpenAPIObject): void {
     for (const method of METHODS) {
       const body = (item as Record<string, { requestBody?: RequestBody } | undefined>)[method]?.requestBody;
       const schema = resolve(body?.content?.['application/json']?.schema);
-      if (!body || !schema || schema.type !== 'object') continue;
+      // a union (server/trpc/openapi-union-bodies.ts) is closed, and requires its fields, in each of its variants
+      if (!body || !schema || schema.type !== 'object' || schema.oneOf) continue;
       schema.additionalProperties ??= false;
       if ((schema.required ?? []).length === 0) body.required = false;
     }

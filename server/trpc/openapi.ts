@@ -6,6 +6,7 @@ import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
 import { describeRequestBodies } from './openapi-request-bodies.js';
+import { unionBodyComponents, unionRequestBodies } from './openapi-union-bodies.js';
 import { declareIdempotency } from './openapi-idempotency.js';
 import {
   csvMappingAmountSource,
@@ -81,6 +82,7 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
     // the express routes' own schemes are added below once a route references them
     securitySchemes: { Authorization: BEARER_SCHEME, AppApiKey: APP_KEY_SCHEME },
     paths: expressRoutePaths,
+    defs: unionBodyComponents(),
   });
   const operations = Object.values(doc.paths ?? {}).flatMap((item) => Object.values(item as Record<string, { security?: object[] }>));
   for (const [name, scheme] of Object.entries(EXPRESS_SECURITY_SCHEMES)) {
@@ -100,6 +102,7 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   describe(doc);
   namePages(doc);
   tuplesAsArrays(doc);
+  unionRequestBodies(doc);
   describeRequestBodies(doc);
   if (v30) downloadsAsBinary(doc);
   integerBoundsInclusive(doc);

@@ -1,7 +1,7 @@
 import { z } from 'zod/v4';
 import { CategoryObject, AccountType } from './accounting.js';
 import { BigIntIdValue, CentsValue, IntId, IntIdValue, IsoDate, PAGE_MAX, Text, Timestamp, Uuid, UuidValue } from './common.js';
-import { CURSOR_MAX } from './entries.js';
+import { CURSOR_MAX, CURSOR_PATTERN } from './entries.js';
 
 /** The books' read side (CONTRACT §23, Reading): journal, trial balance, general ledger, open items, statements. */
 
@@ -20,6 +20,7 @@ const Cursor = z
   .string()
   .min(1)
   .max(CURSOR_MAX)
+  .meta({ pattern: CURSOR_PATTERN })
   .optional()
   .describe('the nextCursor of the previous page, with the same filters (CONTRACT §18)');
 const Limit = z.coerce.number().int().min(1).max(PAGE_MAX).default(20);

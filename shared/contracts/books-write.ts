@@ -55,7 +55,12 @@ export const ManualJournalInput = z
     workspaceId: IntId,
     date: IsoDate,
     description: z.string().min(1).max(500),
-    lines: z.array(ManualJournalLine).max(200).describe('2 to 200 lines (fewer: 400, checked after the caller’s access)'),
+    // minItems in the document only: the service counts the lines after the caller's access (a 403/404 first)
+    lines: z
+      .array(ManualJournalLine)
+      .max(200)
+      .meta({ minItems: 2 })
+      .describe('2 to 200 lines (fewer: 400, checked after the caller’s access)'),
   })
   .strict();
 export type ManualJournalInput = z.infer<typeof ManualJournalInput>;

@@ -173,7 +173,31 @@ export const UpdateEntryInput = z
 
 export const EntryIdInput = z.object({ id: BigIntId });
 export const ReplaceTagsInput = z.object({ id: BigIntId, tagIds: z.array(IntId).max(MAX_ENTRY_TAGS) }).strict();
-export const UpdateStatusInput = z.object({ id: BigIntId, status: EntryStatus, reason: Reason.optional() }).strict();
+/** CONTRACT §5 status table: the target statuses marked `*`, whose change needs a `reason` (§2: else 400). */
+export const STATUSES_NEEDING_REASON = ['REJECTED', 'CANCELLED', 'VOIDED'] as const satisfies readonly EntryStatus[];
+/** The body of `PATCH /entries/{id}/status` to REJECTED, CANCELLED or VOIDED: the reason is required. */
+export const EntryStatusChangeWithReason = z
+  .object({ status: EntryStatus.extract(STATUSES_NEEDING_REASON), reason: Reason.describe('Why; kept in `statusReason`') })
+  .strict();
+/** The body of `PATCH /entries/{id}/status` to PENDING, UNDER_REVIEW or COMPLETED: a reason may be given. */
+export const EntryStatusChangeReasonOptional = z
+  .object({ status: EntryStatus.exclude(STATUSES_NEEDING_REASON), reason: Reason.optional().describe('Why; kept in `statusReason`') })
+  .strict();
+/** The body of `PATCH /entries/{id}/status {status, reason?}`, by target status (CONTRACT §5 table). */
+export const EntryStatusChange = z.discriminatedUnion('status', [EntryStatusChangeWithReason, EntryStatusChangeReasonOptional]);
+/**
+ * The input of `PATCH /entries/{id}/status`: the path's `id` and an EntryStatusChange. trpc-to-openapi takes
+ * only an object as an input, so the object says the fields and its check runs EntryStatusChange on them; the document shows the body as EntryStatusChange (server/trpc/openapi-union-bodies.ts).
+ */
+export const UpdateStatusInput = z
+  .object({ id: BigIntId, status: EntryStatus, reason: Reason.optional() })
+  .strict()
+  .superRefine(({ status, reason }, ctx) => {
+    // the object has checked each field: what EntryStatusChange can still refuse is a missing reason
+    if (!EntryStatusChange.safeParse({ status, reason }).success) {
+      ctx.addIssue({ code: 'custom', path: ['reason'], message: `A reason is required to set ${status}` });
+    }
+  });
 export const VoidEntryInput = z.object({ id: BigIntId, reason: Reason }).strict();
 export const RefundInput = z
   .object({ id: BigIntId, amountCents: AmountCents, description: Description.optional(), entryDate: IsoDate.optional() })
@@ -254,14 +278,15 @@ const RANGE_MESSAGE = { message: 'fromDate must not be after toDate, nor amountM
 export const EntryFiltersChecked = EntryFilters.refine(rangesInOrder, RANGE_MESSAGE);
 /** The longest `cursor` accepted (a cursor is a position and a digest, far shorter; CONTRACT §18). */
 export const CURSOR_MAX = 512;
+/** The shape of every nextCursor (server/lib/page-cursor.ts: base64url payload, a point, base64url signature): `cursor=0` is no cursor. */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
 export const ListEntriesQuery = EntryFilters.extend({
   ...PageQuery,
   cursor: z
     .string()
     .min(1)
     .max(CURSOR_MAX)
-    // the shape of a nextCursor (base64url payload, a point, base64url signature): `cursor=0` is no cursor
-    .meta({ pattern: '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$' })
+    .meta({ pattern: CURSOR_PATTERN })
     .optional()
     .describe('the nextCursor of the previous page, with the same filters and sort (CONTRACT §18); not with a non-zero offset'),
 })

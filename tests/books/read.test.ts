@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { actor, addProjectMember, createKey, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
@@ -10,6 +11,13 @@ import { postRaw, rawAccounts } from './books-fixture.js';
 let api: Api;
 let w: EntryWorld;
 let a: Record<string, string>;
+
+/** The documented pattern of a GET operation's `cursor` parameter (openapi.json). */
+function documentedCursor(path: string): RegExp {
+  const doc = JSON.parse(readFileSync('openapi.json', 'utf8'));
+  const parameter = doc.paths[path].get.parameters.find((p: { name: string }) => p.name === 'cursor');
+  return new RegExp(parameter.schema.pattern);
+}
 let T: number[];
 const ws = () => ({ workspaceId: w.workspaceId });
 
@@ -129,6 +137,20 @@ describe('GET /ledger/journal', () => {
     const foreign = await api.get('/ledger/journal', { token: w.token, query: { ...ws(), kind: 'MANUAL', cursor: first.body.nextCursor } });
     expectErrorBody(foreign, 400, 'BAD_REQUEST');
     expectErrorBody(await api.get('/ledger/journal', { token: w.token, query: { ...ws(), cursor: 'nonsense.x' } }), 400, 'BAD_REQUEST');
+  });
+
+  it('documents the shape of its cursors (issue 52): each nextCursor matches it, and `cursor=0`, which does not, is a 400', async () => {
+    const journal = documentedCursor('/ledger/journal');
+    const lines = documentedCursor('/ledger/accounts/{categoryId}/lines');
+    const page = await api.get('/ledger/journal', { token: w.token, query: { ...ws(), limit: 1 } });
+    const linePage = await api.get(`/ledger/accounts/${a['1000']}/lines`, { token: w.token, query: { limit: 1 } });
+    expect(journal.test(page.body.nextCursor), page.body.nextCursor).toBe(true);
+    expect(lines.test(linePage.body.nextCursor), linePage.body.nextCursor).toBe(true);
+    for (const bad of ['0', 'abc']) {
+      expect(journal.test(bad) || lines.test(bad), bad).toBe(false);
+      expectErrorBody(await api.get('/ledger/journal', { token: w.token, query: { ...ws(), cursor: bad } }), 400, 'BAD_REQUEST');
+      expectErrorBody(await api.get(`/ledger/accounts/${a['1000']}/lines`, { token: w.token, query: { cursor: bad } }), 400, 'BAD_REQUEST');
+    }
   });
 
   it('GET /ledger/journal/{id} returns one transaction; an unknown id is a 404', async () => {
@@ -270,7 +292,10 @@ describe('GET /ledger/accounts/{categoryId}/lines', () => {
     });
     expect(range.body.openingBalanceCents).toBe(1_250);
     expect(range.body.closingBalanceCents).toBe(1_313);
-    const trial = await api.get('/ledger/trial-balance', { token: busy.token, query: { workspaceId: busy.workspaceId, asOf: '2026-05-17' } });
+    const trial = await api.get('/ledger/trial-balance', {
+      token: busy.token,
+      query: { workspaceId: busy.workspaceId, asOf: '2026-05-17' },
+    });
     expect(trial.body.accounts.find((x: any) => x.code === '1000').balanceCents).toBe(1_313);
   });
 

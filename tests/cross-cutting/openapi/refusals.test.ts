@@ -50,9 +50,22 @@ describe('documented refusals', () => {
     for (const p of NON_GRANTABLE_TO_KEYS) expect(documented).not.toContain(p);
   });
 
-  it('cursor: the pattern takes every cursor the service writes and refuses `0`', () => {
-    const pattern = new RegExp(doc.paths['/entries']!.get!.parameters!.find((p) => p.name === 'cursor')!.schema.pattern!);
-    expect(pattern.test(encodeCursor('scope', { key: '2026-01-01', id: 42 }))).toBe(true);
-    for (const bad of ['0', 'abc', 'a.b.c', 'a.']) expect(pattern.test(bad), bad).toBe(false);
+  it('manual journal: 2 to 200 lines, as the service counts them (one line: 400, tests/books/write-routes.test.ts)', () => {
+    const lines = body('/ledger/journal', 'post').properties!.lines as Schema & { minItems?: number; maxItems?: number };
+    expect([lines.minItems, lines.maxItems]).toEqual([2, 200]);
+  });
+
+  it('cursor: every `cursor` parameter has a pattern that takes every cursor the service writes and refuses `0`', () => {
+    const cursors = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.entries(item).flatMap(([method, op]) =>
+        (op.parameters ?? []).filter((p) => p.name === 'cursor').map((p) => ({ at: `${method} ${path}`, schema: p.schema })),
+      ),
+    );
+    expect(cursors.map((c) => c.at).sort()).toEqual(['get /entries', 'get /ledger/accounts/{categoryId}/lines', 'get /ledger/journal']);
+    for (const { at, schema } of cursors) {
+      const pattern = new RegExp(schema.pattern!);
+      expect(pattern.test(encodeCursor('scope', { key: '2026-01-01', id: 42 })), at).toBe(true);
+      for (const bad of ['0', 'abc', 'a.b.c', 'a.']) expect(pattern.test(bad), `${at}: ${bad}`).toBe(false);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import type { EntryStatus } from '../../../../shared/contracts/entries.js';
+import { STATUSES_NEEDING_REASON, type EntryStatus } from '../../../../shared/contracts/entries.js';
 
 /** Who moves a status: a person (directly or through a review), an accounting webhook, or a pull from the provider. */
 export type TransitionSource = 'USER' | 'WEBHOOK' | 'SYNC';
@@ -9,7 +9,8 @@ export const FROZEN_STATUSES: readonly EntryStatus[] = ['VOIDED', 'CANCELLED'];
 export const DEAD_STATUSES: readonly EntryStatus[] = ['VOIDED', 'CANCELLED', 'REJECTED'];
 /** CONTRACT §11: the statuses reports count; a closed period's totals are the sum of its entries in them (§7). */
 export const COUNTED_STATUSES: readonly EntryStatus[] = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
-export const REASON_REQUIRED: readonly EntryStatus[] = ['REJECTED', 'CANCELLED', 'VOIDED'];
+/** CONTRACT §5: the `*` targets (the status change body's union says so too, shared/contracts/entries.ts). */
+export const REASON_REQUIRED: readonly EntryStatus[] = STATUSES_NEEDING_REASON;
 
 const WEBHOOK_TARGETS: readonly EntryStatus[] = ['COMPLETED', 'REJECTED', 'VOIDED'];
 
