@@ -215,6 +215,23 @@ describe('entries and refunds through the service on Citus', () => {
     expect(rows[0]?.status).toBe('VOIDED');
   });
 
+  it('edits an entry: its posting is reversed and the new amount posted', async () => {
+    const entry = await newEntry(2_000, 'EXPENSE');
+    const edited = await w.api.patch(`/entries/${entry.id}`, { amountCents: 2_500, description: 'edited on Citus' }, { token: w.token });
+    expect(edited.status, edited.text).toBe(200);
+    const { rows } = await admin.query<{ kind: string; debit: string }>(
+      `SELECT t.kind, sum(l.debit_cents)::text AS debit FROM journal_transactions t
+         JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id
+        WHERE t.workspace_id = $1 AND t.entry_id = $2 GROUP BY t.id, t.kind ORDER BY t.id`,
+      [w.workspaceId, entry.id],
+    );
+    expect(rows).toEqual([
+      { kind: 'ENTRY', debit: '2000' },
+      { kind: 'REVERSAL', debit: '2000' },
+      { kind: 'ENTRY', debit: '2500' },
+    ]);
+  });
+
   it('keeps 40 parallel refunds of one entry within its cap, every answer 200 or 409', async () => {
     const original = await newEntry(10_000, 'EXPENSE', true);
     const answers = await Promise.all(Array.from({ length: 40 }, () => refund(original.id, 700)));
