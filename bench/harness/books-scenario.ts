@@ -11,6 +11,7 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
 import type { Sequelize } from 'sequelize-typescript';
 import { backfill } from '../../server/db/migrations/0045-books.js';
@@ -103,7 +104,7 @@ async function deepLedgerPage(c: BenchContext, pool: pg.Pool): Promise<ResultRow
   );
 }
 
-const XSD = path.resolve('../shared/samples/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd'); // npm run bench runs in the repository
+const XSD = fileURLToPath(new URL('../../../shared/samples/saft/Norwegian_SAF-T_Financial_Schema_v_1.30.xsd', import.meta.url));
 
 /**
  * GET /ledger/journal/export?format=saft of the dataset's last full year, written to a file while it is read, then

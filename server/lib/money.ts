@@ -22,11 +22,11 @@ export const minorUnitValuesSql = (): string =>
     .map(([code, exponent]) => `('${code}', ${exponent === 0 ? '1' : (10 ** -exponent).toFixed(exponent)})`)
     .join(', ');
 
-/** Minor units → decimal string in major units, exact (no floating point): 12345 USD → "123.45". */
-export function formatMinorUnits(amount: number, currency: string): string {
+/** Minor units → decimal string in major units, exact (no floating point, any size as a bigint): 12345 USD → "123.45". */
+export function formatMinorUnits(amount: number | bigint, currency: string): string {
   const exponent = currencyExponent(currency);
   const negative = amount < 0;
-  const digits = Math.abs(amount).toString();
+  const digits = (negative ? -amount : amount).toString();
   if (exponent === 0) return (negative ? '-' : '') + digits;
   const padded = digits.padStart(exponent + 1, '0');
   const major = padded.slice(0, padded.length - exponent);

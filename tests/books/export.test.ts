@@ -178,4 +178,41 @@ describe('GET /ledger/journal/export?format=saft', () => {
     expectErrorBody(tooBig, 409, 'CONFLICT');
     expect(tooBig.body.message).toMatch(/18 digits/);
   }, 120_000);
+
+  it('writes amounts in the workspace currency’s own units: 3-decimal (KWD) and 0-decimal (JPY) books', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'saft-'));
+    for (const [currency, minor, written] of [
+      ['KWD', 12_345, '12.34'], // 12.345 KWD: the schema keeps 2 fraction digits
+      ['JPY', 12_345, '12345.00'],
+    ] as const) {
+      const other = await entryWorld(api);
+      const patched = await api.patch(`/workspaces/${other.workspaceId}`, { baseCurrency: currency }, { token: other.token });
+      expect(patched.status, patched.text).toBe(200);
+      const acc = await rawAccounts(other.workspaceId, [
+        ['1920', 'Bank', 'ASSET'],
+        ['3000', 'Sales', 'REVENUE'],
+      ]);
+      await postRaw(other.workspaceId, [
+        {
+          date: '2026-07-01',
+          kind: 'MANUAL',
+          lines: [
+            [acc['1920'], minor, 0],
+            [acc['3000'], 0, minor],
+          ],
+        },
+      ]);
+      const res = await api.get('/ledger/journal/export', {
+        token: other.token,
+        query: { workspaceId: other.workspaceId, format: 'saft', from: '2026-07-01', to: '2026-07-31' },
+      });
+      expect(res.status).toBe(200);
+      expect(res.text).toContain(`<DefaultCurrencyCode>${currency}</DefaultCurrencyCode>`);
+      expect(res.text).toContain(`<TotalDebit>${written}</TotalDebit><TotalCredit>${written}</TotalCredit>`);
+      expect(res.text).toContain(`<ClosingDebitBalance>${written}</ClosingDebitBalance>`);
+      expect(res.text).toContain(`<DebitAmount><Amount>${written}</Amount></DebitAmount>`);
+      writeFileSync(path.join(dir, `${currency}.xml`), res.text);
+      await run('xmllint', ['--noout', '--schema', XSD, path.join(dir, `${currency}.xml`)]);
+    }
+  });
 });

@@ -60,23 +60,21 @@ describe('the books at the database (CONTRACT §23)', () => {
       ),
     ).toBeNull();
     expect(await count()).toBe(before + 1);
-    const b = await client.query(
-      `SELECT category_id, month::text, debit_cents::int AS d, credit_cents::int AS c FROM ledger_balances
-        WHERE workspace_id = $1 AND category_id = ANY($2) ORDER BY debit_cents DESC`,
-      [w.workspaceId, cats],
-    );
-    expect(b.rows).toEqual([
-      { category_id: cats[0], month: '2024-05-01', d: 700, c: 0 },
-      { category_id: cats[1], month: '2024-05-01', d: 0, c: 700 },
+    const kept = async (table: 'ledger_balances' | 'ledger_day_balances', period: 'month' | 'day') =>
+      (
+        await client.query(
+          `SELECT category_id, ${period}::text AS period, debit_cents::int AS d, credit_cents::int AS c FROM ${table}
+            WHERE workspace_id = $1 AND category_id = ANY($2) ORDER BY debit_cents DESC`,
+          [w.workspaceId, cats],
+        )
+      ).rows;
+    expect(await kept('ledger_balances', 'month')).toEqual([
+      { category_id: cats[0], period: '2024-05-01', d: 700, c: 0 },
+      { category_id: cats[1], period: '2024-05-01', d: 0, c: 700 },
     ]);
-    const days = await client.query(
-      `SELECT category_id, day::text, debit_cents::int AS d, credit_cents::int AS c FROM ledger_day_balances
-        WHERE workspace_id = $1 AND category_id = ANY($2) ORDER BY debit_cents DESC`,
-      [w.workspaceId, cats],
-    );
-    expect(days.rows).toEqual([
-      { category_id: cats[0], day: '2024-05-02', d: 700, c: 0 },
-      { category_id: cats[1], day: '2024-05-02', d: 0, c: 700 },
+    expect(await kept('ledger_day_balances', 'day')).toEqual([
+      { category_id: cats[0], period: '2024-05-02', d: 700, c: 0 },
+      { category_id: cats[1], period: '2024-05-02', d: 0, c: 700 },
     ]);
   });
 

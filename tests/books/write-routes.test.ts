@@ -25,6 +25,18 @@ const twoLines = () => [
   { categoryId: equity.id, creditCents: 50_000, description: 'owner' },
 ];
 
+/** An entry's amount changed by raw SQL with its triggers off: what the books did not post, for verify to find. */
+async function amountBehindTheCore(entryId: number, cents: number): Promise<void> {
+  await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
+  try {
+    await db().query('UPDATE entries SET amount_cents = :cents, amount_base_cents = :cents WHERE id = :id', {
+      replacements: { id: entryId, cents },
+    });
+  } finally {
+    await db().query('ALTER TABLE entries ENABLE TRIGGER USER');
+  }
+}
+
 describe('roles (CONTRACT §23)', () => {
   it('GET creates the missing role accounts (unused codes, active) and returns them', async () => {
     await createCategory(w, { code: '1000', name: 'Taken', accountType: 'ASSET' });
@@ -256,12 +268,7 @@ describe('verify and access (CONTRACT §23, §19)', () => {
     expect(res.body.entriesChecked).toBeGreaterThan(0);
     expect(res.body.mismatches).toEqual([]);
     const e = await createEntry(w, { amountCents: 777, entryDate: '2026-07-01' });
-    await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
-    try {
-      await db().query('UPDATE entries SET amount_cents = 778, amount_base_cents = 778 WHERE id = :id', { replacements: { id: e.id } });
-    } finally {
-      await db().query('ALTER TABLE entries ENABLE TRIGGER USER');
-    }
+    await amountBehindTheCore(e.id, 778);
     const bad = await api.get('/ledger/verify', { token: w.token, query: { workspaceId: w.workspaceId } });
     expect(bad.body.ok).toBe(false);
     expect(bad.body.mismatches).toHaveLength(1);
@@ -298,12 +305,7 @@ describe('verify and access (CONTRACT §23, §19)', () => {
     expect((await api.get('/ledger/verify', { token: v.token, query: { workspaceId: v.workspaceId } })).body.ok).toBe(true);
 
     // what verify exists for is still seen: a posting changed behind the core on the old account
-    await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
-    try {
-      await db().query('UPDATE entries SET amount_cents = 9, amount_base_cents = 9 WHERE id = :id', { replacements: { id: after.id } });
-    } finally {
-      await db().query('ALTER TABLE entries ENABLE TRIGGER USER');
-    }
+    await amountBehindTheCore(after.id, 9);
     const bad = await api.get('/ledger/verify', { token: v.token, query: { workspaceId: v.workspaceId } });
     expect(bad.body.mismatches.map((m: any) => m.entryId)).toEqual([after.id]);
   });

@@ -381,8 +381,28 @@ async function booksAndPlans(): Promise<Part> {
   const toRead = await idOf('POST', '/budgets', { ...budget, lines: [line] });
   const toRotate = await idOf('POST', '/api-keys', { workspaceId: WORKSPACE, name: unique('app to rotate'), permissions: ['entry.create'] });
   const inboxed = await inboxDocument();
+  // books too large for SAF-T: 11 journals of 100 debits of 10^15 cents, more than the 18 digits of SAFmonetaryType (409)
+  const large = await idOf<number>('POST', '/workspaces', { name: unique('workspace of large books'), baseCurrency: 'USD' });
+  const largeAccount = (code: string, accountType: string) =>
+    idOf('POST', '/accounting/categories', { workspaceId: large, code, name: unique(`account ${code}`), accountType });
+  const [vault, paidIn] = [await largeAccount('1910', 'ASSET'), await largeAccount('2010', 'EQUITY')];
+  const MAX_LINE = 1_000_000_000_000_000;
+  for (let i = 0; i < 11; i++) {
+    await call('POST', '/ledger/journal', {
+      workspaceId: large,
+      date: TODAY,
+      description: unique('large journal'),
+      lines: [
+        ...Array.from({ length: 100 }, () => ({ categoryId: vault, debitCents: MAX_LINE })),
+        ...Array.from({ length: 100 }, () => ({ categoryId: paidIn, creditCents: MAX_LINE })),
+      ],
+    });
+  }
   return {
     'stored-a': {
+      'GET /ledger/journal/export': { query: { workspaceId: large, format: 'saft' } },
+      // the plan's workspace has entries: its base currency stays (409, issue 51)
+      'PATCH /workspaces/{id}': { path: { id: WORKSPACE }, body: { baseCurrency: 'EUR' } },
       'POST /ledger/journal': { body: journal(7_000) },
       'POST /ledger/journal/{id}/reverse': { path: { id: toReverse }, body: {} },
       'PUT /ledger/roles': { body: { workspaceId: WORKSPACE, roles: {} } },

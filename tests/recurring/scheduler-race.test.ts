@@ -35,10 +35,20 @@ describe('the recurring scheduler', () => {
       const runs = await Promise.all([runDueRecurring(), runDueRecurring(), runDueRecurring()]);
       expect((await schedulers[0].boss.getSchedules()).map((s) => s.name)).toContain(DUE_QUEUE);
 
-      const rows = await db().query<{ recurring_entry_id: string; occurrence_date: string; id: number }>(
-        `SELECT recurring_entry_id, occurrence_date::text, id FROM entries WHERE workspace_id = :ws ORDER BY id`,
-        { replacements: { ws: w.workspaceId }, type: QueryTypes.SELECT },
-      );
+      const made = () =>
+        db().query<{ recurring_entry_id: string; occurrence_date: string; id: number }>(
+          `SELECT recurring_entry_id, occurrence_date::text, id FROM entries WHERE workspace_id = :ws ORDER BY id`,
+          { replacements: { ws: w.workspaceId }, type: QueryTypes.SELECT },
+        );
+      // the schedulers' start-up catch-up is a queued job (not awaited by the start): a run beside it skips the
+      // recurring entries it is making, so wait until every due occurrence is there (or the deadline)
+      const due = daysSince(start) + Math.floor((daysSince(start) - 1) / 14) + 1;
+      const deadline = Date.now() + 60_000;
+      let rows = await made();
+      while (rows.length < due && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        rows = await made();
+      }
       const dailyRows = rows.filter((r) => r.recurring_entry_id === daily.id);
       const weeklyRows = rows.filter((r) => r.recurring_entry_id === weekly.id);
       expect(dailyRows).toHaveLength(daysSince(start));
@@ -54,18 +64,69 @@ describe('the recurring scheduler', () => {
       expect(listed.every((o) => o.status === 'CREATED')).toBe(true);
       expect(listed).toHaveLength(daysSince(start));
       // held by PostgreSQL, whatever the code: a second row for a made occurrence is refused
-      const made = dailyRows[0];
+      const first = dailyRows[0];
       await expect(
         db().query(
           `INSERT INTO recurring_occurrences (recurring_entry_id, workspace_id, occurrence_date, status, reason)
            VALUES (:id, :ws, :date, 'SKIPPED', 'again')`,
-          { replacements: { id: daily.id, ws: w.workspaceId, date: made.occurrence_date } },
+          { replacements: { id: daily.id, ws: w.workspaceId, date: first.occurrence_date } },
         ),
       ).rejects.toMatchObject({ name: 'SequelizeUniqueConstraintError' });
       const next = await api.get(`/recurring-entries/${daily.id}`, { token: w.token });
       expect(next.body.nextOccurrence).toBe(daysAgo(-1));
     } finally {
       await Promise.all(schedulers.map((s) => s.stop()));
+    }
+  }, 120_000);
+});
+
+describe('a catch-up of many dates', () => {
+  it('commits a few dates at a time (the rows its creates reference are not held for the whole catch-up), each date once', async () => {
+    const v = await entryWorld(api);
+    const start = daysAgo(299);
+    const daily = await createRecurring(v, { rrule: 'FREQ=DAILY', startDate: start });
+    const committed = () =>
+      db()
+        .query<{ n: number }>(`SELECT count(*)::int AS n FROM entries WHERE recurring_entry_id = :id`, {
+          replacements: { id: daily.id },
+          type: QueryTypes.SELECT,
+        })
+        .then(([row]) => row.n);
+    let finished = false;
+    const run = runDueRecurring().finally(() => (finished = true));
+    const seen = new Set<number>();
+    while (!finished) {
+      seen.add(await committed());
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const made = await run;
+    expect(made.created).toBe(300);
+    // seen from outside while it ran: made dates committed before the last ones were made
+    expect([...seen].some((n) => n > 0 && n < 300)).toBe(true);
+    const listed = await occurrences(v, daily.id, start, todayUtc());
+    expect(listed).toHaveLength(300);
+    expect(listed.every((o) => o.status === 'CREATED')).toBe(true);
+    expect(new Set(listed.map((o) => o.entryId)).size).toBe(300);
+    expect(await committed()).toBe(300);
+  }, 300_000);
+});
+
+describe('at start-up', () => {
+  it('a scheduler alone catches up what is due (its start-up job), without a tick or a run', async () => {
+    const v = await entryWorld(api);
+    const start = daysAgo(5);
+    const daily = await createRecurring(v, { rrule: 'FREQ=DAILY', startDate: start });
+    const scheduler = await startRecurringScheduler(runtime().config.DATABASE_URL!, { pollingIntervalSeconds: 0.5 });
+    try {
+      const deadline = Date.now() + 60_000;
+      let listed = await occurrences(v, daily.id, start, todayUtc());
+      while (listed.some((o) => o.status !== 'CREATED') && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+        listed = await occurrences(v, daily.id, start, todayUtc());
+      }
+      expect(listed.map((o) => [o.occurrenceDate, o.status])).toEqual(Array.from({ length: 6 }, (_, i) => [daysAgo(5 - i), 'CREATED']));
+    } finally {
+      await scheduler.stop();
     }
   }, 120_000);
 });

@@ -15,6 +15,24 @@ import { sql, type Migration } from './types.js';
  * reads a line on an account that has since left its role as a line on the role's account now
  * (`books_sig_mapped`), instead of reporting every entry posted before the change.
  */
+/** The upserts of one journal line into the month and the day balance rows. */
+const MONTH_UPSERT = `INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
+      VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
+      ON CONFLICT (workspace_id, category_id, month)
+        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;`;
+const DAY_UPSERT = `INSERT INTO ledger_day_balances AS b (workspace_id, category_id, day, debit_cents, credit_cents)
+      VALUES (NEW.workspace_id, NEW.category_id, NEW.txn_date, NEW.debit_cents, NEW.credit_cents)
+      ON CONFLICT (workspace_id, category_id, day)
+        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;`;
+
+/** The deferred row trigger's function of 0045 (month rows only) or of 0047 (month and day rows): the same lock first. */
+const balancesTrigger = (upserts: string[]) => `CREATE OR REPLACE FUNCTION journal_lines_balances() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+      PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
+      ${upserts.join('\n      ')}
+      RETURN NULL;
+    END $$;`;
+
 export const m0047: Migration = {
   name: '0047-books-day-balances',
   up: sql(`
@@ -60,30 +78,10 @@ export const m0047: Migration = {
            FROM jsonb_array_elements(sig) WITH ORDINALITY AS x(e, o)) END
     $$;
 
-    CREATE OR REPLACE FUNCTION journal_lines_balances() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
-      INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
-      VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
-      ON CONFLICT (workspace_id, category_id, month)
-        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
-      INSERT INTO ledger_day_balances AS b (workspace_id, category_id, day, debit_cents, credit_cents)
-      VALUES (NEW.workspace_id, NEW.category_id, NEW.txn_date, NEW.debit_cents, NEW.credit_cents)
-      ON CONFLICT (workspace_id, category_id, day)
-        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
-      RETURN NULL;
-    END $$;
+    ${balancesTrigger([MONTH_UPSERT, DAY_UPSERT])}
   `),
   down: sql(`
-    CREATE OR REPLACE FUNCTION journal_lines_balances() RETURNS trigger LANGUAGE plpgsql AS $$
-    BEGIN
-      PERFORM pg_advisory_xact_lock(4246, NEW.workspace_id);
-      INSERT INTO ledger_balances AS b (workspace_id, category_id, month, debit_cents, credit_cents)
-      VALUES (NEW.workspace_id, NEW.category_id, date_trunc('month', NEW.txn_date)::date, NEW.debit_cents, NEW.credit_cents)
-      ON CONFLICT (workspace_id, category_id, month)
-        DO UPDATE SET debit_cents = b.debit_cents + EXCLUDED.debit_cents, credit_cents = b.credit_cents + EXCLUDED.credit_cents;
-      RETURN NULL;
-    END $$;
+    ${balancesTrigger([MONTH_UPSERT])}
     DROP TABLE ledger_day_balances;
     DROP TRIGGER ledger_roles_remembered ON ledger_roles;
     DROP FUNCTION ledger_role_remembered(), books_sig_mapped(jsonb, jsonb);

@@ -85,13 +85,16 @@ export async function makeDue(
   tx: Transaction,
   id: string,
   through: string,
-  opts: { skipLocked?: boolean } = {},
-): Promise<RunRecurringEntryResult> {
-  const result: RunRecurringEntryResult = { created: 0, skipped: 0, entryIds: [] };
+  opts: { skipLocked?: boolean; limit?: number } = {},
+): Promise<RunRecurringEntryResult & { more: boolean }> {
+  const result = { created: 0, skipped: 0, entryIds: [] as number[], more: false };
   const r = await recurringRow(tx, id, opts.skipLocked ? 'FOR UPDATE SKIP LOCKED' : 'FOR UPDATE');
   if (!r?.is_active) return result;
   const last = await lastRecorded(tx, id);
-  const dates = datesBetween(r.rrule, windowOf(r), last === null ? r.start_date : dayAfter(last), through);
+  // one more than the limit: whether dates are left for the caller's next transaction
+  const found = datesBetween(r.rrule, windowOf(r), last === null ? r.start_date : dayAfter(last), through, opts.limit && opts.limit + 1);
+  result.more = opts.limit !== undefined && found.length > opts.limit;
+  const dates = result.more ? found.slice(0, opts.limit) : found;
   const outcomes: (Outcome & { date: string })[] = [];
   for (const date of dates) {
     const outcome = await makeOne(tx, r, date);
@@ -137,7 +140,8 @@ export async function runRecurring(actor: Actor, input: { id: string; through?: 
   return transaction(async (tx) => {
     await loadRecurring(actor, input.id, tx);
     if (through > today) throw badRequest(`through ${through} is in the future (today is ${today} UTC)`);
-    return makeDue(tx, input.id, through);
+    const { more: _none, ...made } = await makeDue(tx, input.id, through);
+    return made;
   });
 }
 

@@ -76,11 +76,6 @@ function partsOf(rrule: string): Map<string, string> {
   return parts;
 }
 
-/** 400 naming the first part of `rrule` that §25 does not allow, or whose value is wrong. */
-export function validateRrule(rrule: string): void {
-  partsOf(rrule);
-}
-
 const MONTH_DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
 const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
 
@@ -91,13 +86,14 @@ const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
  * dates one period can hold, month days no month has, and days an INTERVAL of whole weeks never reaches.
  */
 function neverOccurs(parts: Map<string, string>, startDate: string): string | null {
-  const freq = parts.get('FREQ')!;
-  const byDay = parts.get('BYDAY') ? list(parts.get('BYDAY')!) : [];
-  const perPeriod = { DAILY: 1, WEEKLY: byDay.length > 0 ? new Set(byDay).size : 1, MONTHLY: 31, YEARLY: 366 }[freq] ?? 366;
-  const beyond = parts.get('BYSETPOS') && list(parts.get('BYSETPOS')!).find((p) => Math.abs(Number(p)) > perPeriod);
+  const listed = (name: string) => (parts.has(name) ? list(parts.get(name)!) : []);
+  const freq = parts.get('FREQ') as 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY';
+  const byDay = listed('BYDAY');
+  const perPeriod = { DAILY: 1, WEEKLY: Math.max(1, new Set(byDay).size), MONTHLY: 31, YEARLY: 366 }[freq];
+  const beyond = listed('BYSETPOS').find((p) => Math.abs(Number(p)) > perPeriod);
   if (beyond) return `BYSETPOS=${beyond}: a FREQ=${freq} period of this rule holds at most ${perPeriod} date(s)`;
-  const monthDays = parts.get('BYMONTHDAY') ? list(parts.get('BYMONTHDAY')!).map(Number) : [];
-  const months = parts.get('BYMONTH') ? list(parts.get('BYMONTH')!).map(Number) : [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12];
+  const monthDays = listed('BYMONTHDAY').map(Number);
+  const months = parts.has('BYMONTH') ? listed('BYMONTH').map(Number) : MONTH_DAYS.map((_, i) => i + 1);
   if (monthDays.length > 0 && !months.some((m) => monthDays.some((d) => Math.abs(d) <= MONTH_DAYS[m - 1]))) {
     return `BYMONTHDAY=${parts.get('BYMONTHDAY')}: no month of the rule has that day`;
   }

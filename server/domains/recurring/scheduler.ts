@@ -17,6 +17,7 @@ import { makeDue } from './occurrences.js';
 export const DUE_QUEUE = 'recurring-entries-due';
 const DUE_CRON = '*/15 * * * *';
 const BATCH = 200;
+const OCCURRENCES_PER_TRANSACTION = 50;
 
 export type DueRun = { created: number; skipped: number; entries: number };
 
@@ -33,9 +34,14 @@ export async function runDueRecurring(through = todayUtc()): Promise<DueRun> {
     for (const { id } of rows) {
       seen.add(id);
       try {
-        const made = await transaction((tx) => makeDue(tx, id, through, { skipLocked: true }));
-        run.created += made.created;
-        run.skipped += made.skipped;
+        // a transaction per OCCURRENCES_PER_TRANSACTION dates: an entry started years back makes thousands, and one
+        // transaction holding them all held its creator's and key's rows (FOR KEY SHARE) for minutes
+        for (let more = true; more; ) {
+          const made = await transaction((tx) => makeDue(tx, id, through, { skipLocked: true, limit: OCCURRENCES_PER_TRANSACTION }));
+          run.created += made.created;
+          run.skipped += made.skipped;
+          more = made.more;
+        }
         run.entries++;
       } catch (err) {
         runtime().logger.warn({ err, recurringEntryId: id }, 'recurring entry not made; it stays due');
@@ -47,7 +53,7 @@ export async function runDueRecurring(through = todayUtc()): Promise<DueRun> {
 
 export type RecurringScheduler = { boss: PgBoss; stop: () => Promise<void> };
 
-/** Starts pg-boss on `databaseUrl` with the due schedule and its worker, and makes what is due now. */
+/** Starts pg-boss on `databaseUrl` with the due schedule and its worker, and queues the making of what is due now. */
 export async function startRecurringScheduler(
   databaseUrl: string,
   opts: { pollingIntervalSeconds?: number; schema?: string } = {},
@@ -66,6 +72,8 @@ export async function startRecurringScheduler(
     await runDueRecurring();
   };
   await boss.work(DUE_QUEUE, { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2 }, due);
-  await due().catch((err: unknown) => runtime().logger.warn({ err }, 'recurring entries at start-up failed'));
+  // the start-up catch-up is a job like the ticks, not awaited here: a recurring entry started years ago makes
+  // thousands of occurrences, and the instance must be ready (and stoppable) meanwhile
+  await boss.send(DUE_QUEUE, {});
   return { boss, stop: () => boss.stop({ graceful: true, wait: true, timeout: 10_000 }) };
 }

@@ -4,28 +4,21 @@ import { decodeCursor, encodeCursor, listScope } from '../../../lib/page-cursor.
 import type { Actor } from '../../../lib/scope.js';
 import { presentCategory, type CategoryRow } from '../roles.service.js';
 import { requireBooksObject } from './access.js';
-import { cents, dayBefore, Params, select } from './sql.js';
+import { cents, dayBefore, keptBalanceRows, Params, select } from './sql.js';
 
 /** A line's place in the general ledger: its date, transaction and line number. */
 type Position = { date: string; transactionId: number; lineNo: number };
 
 /**
- * SQL: debits minus credits of account (ws, cat) up to `at` (every line when undefined): the months before
- * from ledger_balances, the days of its month before its day from ledger_day_balances, and the lines of
- * its day up to the position (a day's own lines only: at a date, the whole day from ledger_day_balances).
+ * SQL: debits minus credits of account (ws, cat) up to `at` (every line when undefined): the kept balances
+ * (keptBalanceRows) through a date, or before a position's day plus that day's lines up to the position.
  */
 function balanceThrough(p: Params, ws: string, cat: string, at: Position | string | undefined): string {
-  if (at === undefined) {
-    return `(SELECT COALESCE(sum(b.debit_cents - b.credit_cents), 0) FROM ledger_balances b WHERE b.workspace_id = ${ws} AND b.category_id = ${cat})`;
-  }
-  const date = p.add(typeof at === 'string' ? at : at.date);
-  const months = `(SELECT COALESCE(sum(b.debit_cents - b.credit_cents), 0) FROM ledger_balances b
-             WHERE b.workspace_id = ${ws} AND b.category_id = ${cat} AND b.month < date_trunc('month', ${date}::date)::date)`;
-  const days = (last: '<' | '<=') => `(SELECT COALESCE(sum(b.debit_cents - b.credit_cents), 0) FROM ledger_day_balances b
-             WHERE b.workspace_id = ${ws} AND b.category_id = ${cat}
-               AND b.day >= date_trunc('month', ${date}::date)::date AND b.day ${last} ${date}::date)`;
-  if (typeof at === 'string') return `(${months} + ${days('<=')})`;
-  return `(${months} + ${days('<')}
+  const kept = (date: string | undefined, last: '<' | '<=') =>
+    `(SELECT COALESCE(sum(k.debit_cents - k.credit_cents), 0) FROM ${keptBalanceRows(ws, cat, date, last)} k)`;
+  if (at === undefined || typeof at === 'string') return kept(at === undefined ? undefined : p.add(at), '<=');
+  const date = p.add(at.date);
+  return `(${kept(date, '<')}
          + (SELECT COALESCE(sum(l.debit_cents - l.credit_cents), 0) FROM journal_lines l
              WHERE l.workspace_id = ${ws} AND l.category_id = ${cat} AND l.txn_date = ${date}::date
                AND (l.transaction_id, l.line_no) <= (${p.add(at.transactionId)}::bigint, ${p.add(at.lineNo)}::int)))`;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { Transaction as Tx } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { todayUtc } from '../../../lib/dates.js';
-import { ISO_4217_EXPONENTS } from '../../../../shared/currencies.js';
+import { currencyExponent, formatMinorUnits } from '../../../lib/money.js';
 import { journalRange } from './export-csv.js';
 import { AppError } from '../../../lib/errors.js';
 import { balanceAsOfJoin, dayBefore, Params, select } from './sql.js';
@@ -23,24 +23,17 @@ const el = (name: string, value: string | null | undefined, max: number) => `<${
 /** A sum of minor units read as text: exact at any size (a sum of many amounts near 10^15 passes 2^53). */
 const minorUnits = (v: string | null | undefined): bigint => (v === null || v === undefined ? 0n : BigInt(v));
 
-/** Minor units as a decimal of the currency (SAFmonetaryType: at most 2 fraction digits). */
-function money(minor: bigint, exponent: number): string {
-  const sign = minor < 0n ? '-' : '';
-  const abs = minor < 0n ? -minor : minor;
-  if (exponent === 0) return `${sign}${abs}.00`;
-  const unit = 10n ** BigInt(exponent);
-  const frac = String(abs % unit)
-    .padStart(exponent, '0')
-    .slice(0, 2)
-    .padEnd(2, '0');
-  return `${sign}${abs / unit}.${frac}`;
+/** Minor units as SAFmonetaryType: the currency's decimal (formatMinorUnits) with exactly 2 fraction digits (a 3-decimal currency's third dropped). */
+function money(minor: bigint, currency: string): string {
+  const [whole, fraction = ''] = formatMinorUnits(minor, currency).split('.');
+  return `${whole}.${fraction.padEnd(2, '0').slice(0, 2)}`;
 }
 
-/** SAFmonetaryType has at most 18 digits: a total beyond them cannot be written as a valid file (409, before any byte). */
-function fitsSaft(minor: bigint, exponent: number): void {
-  const digits = money(minor, exponent).replace(/[^0-9]/g, '').replace(/^0+(?=\d{3})/, '');
-  if (digits.length > 18) {
-    throw new AppError('CONFLICT', `A SAF-T amount (${money(minor, exponent)}) has more than the schema's 18 digits; narrow the range`);
+/** SAFmonetaryType has at most 18 digits, 2 of them fractional: a whole part of 10^16 or more cannot be written (409, before any byte). */
+function fitsSaft(minor: bigint, currency: string): void {
+  const whole = (minor < 0n ? -minor : minor) / 10n ** BigInt(currencyExponent(currency));
+  if (whole >= 10n ** 16n) {
+    throw new AppError('CONFLICT', `A SAF-T amount (${money(minor, currency)}) has more than the schema's 18 digits; narrow the range`);
   }
 }
 
@@ -81,7 +74,7 @@ function header(w: Workspace, c: Context): string {
   ].join('\n');
 }
 
-function account(a: AccountRow, exp: number): string {
+function account(a: AccountRow, currency: string): string {
   const opening = minorUnits(a.o_debit) - minorUnits(a.o_credit);
   const closing = minorUnits(a.c_debit) - minorUnits(a.c_credit);
   return [
@@ -91,13 +84,13 @@ function account(a: AccountRow, exp: number): string {
     el('GroupingCategory', 'FES-AccountType', 256),
     el('GroupingCode', a.account_type, 35),
     el('AccountType', 'GL', 18),
-    opening >= 0n ? el('OpeningDebitBalance', money(opening, exp), 30) : el('OpeningCreditBalance', money(-opening, exp), 30),
-    closing >= 0n ? el('ClosingDebitBalance', money(closing, exp), 30) : el('ClosingCreditBalance', money(-closing, exp), 30),
+    opening >= 0n ? el('OpeningDebitBalance', money(opening, currency), 30) : el('OpeningCreditBalance', money(-opening, currency), 30),
+    closing >= 0n ? el('ClosingDebitBalance', money(closing, currency), 30) : el('ClosingCreditBalance', money(-closing, currency), 30),
     '</Account>',
   ].join('');
 }
 
-function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
+function transaction(t: TxnRow, lines: LineRow[], currency: string): string {
   const description = t.description ?? `${t.kind}${t.entry_id === null ? '' : ` of entry ${t.entry_id}`}`;
   return [
     '<Transaction>',
@@ -111,7 +104,7 @@ function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
     el('GLPostingDate', t.date, 10),
     ...lines.map((l) => {
       const debit = minorUnits(l.debit);
-      const amount = money(debit > 0n ? debit : minorUnits(l.credit), exp);
+      const amount = money(debit > 0n ? debit : minorUnits(l.credit), currency);
       return [
         '<Line>',
         el('RecordID', String(l.line_no), 18),
@@ -127,7 +120,7 @@ function transaction(t: TxnRow, lines: LineRow[], exp: number): string {
 }
 
 type Totals = { n: string; debit: string; credit: string };
-type Prelude = { w: Workspace; exp: number; accounts: AccountRow[]; totals: Totals };
+type Prelude = { w: Workspace; accounts: AccountRow[]; totals: Totals };
 
 /** Everything before the transactions, read before the first byte is sent: what cannot be written is a 409, not a cut file. */
 async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
@@ -137,7 +130,6 @@ async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
     p0,
     tx,
   );
-  const exp = Math.min(ISO_4217_EXPONENTS.get(w.currency) ?? 2, 2);
   const pa = new Params();
   const ws = pa.add(c.workspaceId);
   const accounts = await select<AccountRow>(
@@ -155,20 +147,20 @@ async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
     pt,
     tx,
   );
-  fitsSaft(minorUnits(totals.debit), exp);
-  fitsSaft(minorUnits(totals.credit), exp);
+  fitsSaft(minorUnits(totals.debit), w.currency);
+  fitsSaft(minorUnits(totals.credit), w.currency);
   for (const a of accounts) {
-    fitsSaft(minorUnits(a.o_debit) - minorUnits(a.o_credit), exp);
-    fitsSaft(minorUnits(a.c_debit) - minorUnits(a.c_credit), exp);
+    fitsSaft(minorUnits(a.o_debit) - minorUnits(a.o_credit), w.currency);
+    fitsSaft(minorUnits(a.c_debit) - minorUnits(a.c_credit), w.currency);
   }
-  return { w, exp, accounts, totals };
+  return { w, accounts, totals };
 }
 
-async function* document(c: Context, { w, exp, accounts, totals }: Prelude, tx: Transaction): AsyncGenerator<string> {
+async function* document(c: Context, { w, accounts, totals }: Prelude, tx: Transaction): AsyncGenerator<string> {
   yield header(w, c);
   if (accounts.length > 0)
-    yield `\n<MasterFiles><GeneralLedgerAccounts>${accounts.map((a) => account(a, exp)).join('\n')}</GeneralLedgerAccounts></MasterFiles>`;
-  yield `\n<GeneralLedgerEntries>${el('NumberOfEntries', totals.n, 20)}${el('TotalDebit', money(minorUnits(totals.debit), exp), 30)}${el('TotalCredit', money(minorUnits(totals.credit), exp), 30)}`;
+    yield `\n<MasterFiles><GeneralLedgerAccounts>${accounts.map((a) => account(a, w.currency)).join('\n')}</GeneralLedgerAccounts></MasterFiles>`;
+  yield `\n<GeneralLedgerEntries>${el('NumberOfEntries', totals.n, 20)}${el('TotalDebit', money(minorUnits(totals.debit), w.currency), 30)}${el('TotalCredit', money(minorUnits(totals.credit), w.currency), 30)}`;
   if (totals.n !== '0') {
     yield `\n<Journal>${el('JournalID', 'GL', 18)}${el('Description', 'General journal', 256)}${el('Type', 'GL', 9)}`;
     let after: { date: string; id: string } | undefined;
@@ -194,7 +186,7 @@ async function* document(c: Context, { w, exp, accounts, totals }: Prelude, tx: 
       );
       const byTxn = new Map<string, LineRow[]>();
       for (const l of lines) byTxn.set(l.transaction_id, [...(byTxn.get(l.transaction_id) ?? []), l]);
-      yield '\n' + txns.map((t) => transaction(t, byTxn.get(t.id) ?? [], exp)).join('\n');
+      yield '\n' + txns.map((t) => transaction(t, byTxn.get(t.id) ?? [], w.currency)).join('\n');
       const last = txns[txns.length - 1];
       after = { date: last.date, id: last.id };
       if (txns.length < BATCH) break;

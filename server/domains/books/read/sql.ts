@@ -30,25 +30,29 @@ export function exact(n: number, text: string | number = n): number {
 }
 
 /**
- * SQL for the debits and credits of account `c` (alias of accounting_categories) dated on or
- * before `asOf` (every line when undefined): the months before asOf's month from ledger_balances,
- * that month's days up to asOf from ledger_day_balances (migration 0047). A few rows per account,
- * never the lines. Yields columns `<as>_debit`, `<as>_credit` (bigint) through LATERAL joins.
+ * SQL (a FROM item with debit_cents and credit_cents) of the kept balance rows of account (ws, cat) dated
+ * before the day `date` (`'<'`) or through it (`'<='`), or every row when `date` is undefined: the months
+ * before date's month from ledger_balances, that month's days from ledger_day_balances (migration 0047).
+ * A few rows per account, never the lines. `ws`, `cat` and `date` are SQL expressions (columns or parameters).
+ */
+export function keptBalanceRows(ws: string, cat: string, date?: string, last: '<' | '<=' = '<='): string {
+  const account = `b.workspace_id = ${ws} AND b.category_id = ${cat}`;
+  if (date === undefined) return `(SELECT b.debit_cents, b.credit_cents FROM ledger_balances b WHERE ${account})`;
+  const month = `date_trunc('month', ${date}::date)::date`;
+  return `(SELECT b.debit_cents, b.credit_cents FROM ledger_balances b WHERE ${account} AND b.month < ${month}
+           UNION ALL
+           SELECT b.debit_cents, b.credit_cents FROM ledger_day_balances b WHERE ${account} AND b.day >= ${month} AND b.day ${last} ${date}::date)`;
+}
+
+/**
+ * SQL for the debits and credits of account `c` (alias of accounting_categories) dated on or before `asOf`
+ * (every line when undefined), from the kept balances (keptBalanceRows). Yields columns `<as>_debit`,
+ * `<as>_credit` (bigint) through a LATERAL join.
  */
 export function balanceAsOfJoin(params: Params, asOf: string | undefined, as: string): string {
-  if (asOf === undefined) {
-    return `CROSS JOIN LATERAL (SELECT COALESCE(sum(b.debit_cents), 0)::bigint AS ${as}_debit, COALESCE(sum(b.credit_cents), 0)::bigint AS ${as}_credit
-                                  FROM ledger_balances b WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id) ${as}`;
-  }
-  const d = params.add(asOf);
-  return `CROSS JOIN LATERAL (
-      SELECT (COALESCE(mb.debit, 0) + COALESCE(db.debit, 0))::bigint AS ${as}_debit,
-             (COALESCE(mb.credit, 0) + COALESCE(db.credit, 0))::bigint AS ${as}_credit
-        FROM (SELECT sum(b.debit_cents) AS debit, sum(b.credit_cents) AS credit FROM ledger_balances b
-               WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id AND b.month < date_trunc('month', ${d}::date)::date) mb,
-             (SELECT sum(b.debit_cents) AS debit, sum(b.credit_cents) AS credit FROM ledger_day_balances b
-               WHERE b.workspace_id = c.workspace_id AND b.category_id = c.id
-                 AND b.day >= date_trunc('month', ${d}::date)::date AND b.day <= ${d}::date) db) ${as}`;
+  const rows = keptBalanceRows('c.workspace_id', 'c.id', asOf === undefined ? undefined : params.add(asOf));
+  return `CROSS JOIN LATERAL (SELECT COALESCE(sum(k.debit_cents), 0)::bigint AS ${as}_debit, COALESCE(sum(k.credit_cents), 0)::bigint AS ${as}_credit
+                                FROM ${rows} k) ${as}`;
 }
 
 /** The day before an ISO date. */
