@@ -155,21 +155,7 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
 
   // 7. SQL-language functions that read distributed tables become PL/pgSQL (same signature, same
   // body): Citus cannot plan a parameterized SQL function's statements over distributed tables
-  const sqlFunctions = await q<{ def: string; body: string; result: string }>(`
-    SELECT pg_get_functiondef(p.oid) AS def, p.prosrc AS body, pg_get_function_result(p.oid) AS result FROM pg_proc p
-     WHERE p.pronamespace = 'public'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')`);
-  const distributedNames = [...distributed.keys()];
-  for (const f of sqlFunctions) {
-    const body = f.body.trim().replace(/;\s*$/, '');
-    if (!distributedNames.some((t) => new RegExp(`\\b${t}\\b`).test(body)) || body.includes(';')) continue;
-    const plpgsql = /^(TABLE\(|SETOF )/.test(f.result)
-      ? `#variable_conflict use_column\nBEGIN\n  RETURN QUERY ${body};\nEND`
-      : f.result === 'void'
-        ? `BEGIN\n  PERFORM ${body.replace(/^SELECT\s+/i, '')};\nEND`
-        : `BEGIN\n  RETURN (${body});\nEND`;
-    const head = f.def.slice(0, f.def.indexOf('AS $function$')).replace(/\bLANGUAGE sql\b/, 'LANGUAGE plpgsql');
-    await exec(`${head}AS $function$\n${plpgsql}\n$function$`);
-  }
+  await sqlFunctionsToPlpgsql(q, exec, [...distributed.keys()]);
 
   // 8. the coordinator's own tables join Citus' metadata as local tables: a query may then join them
   // with distributed tables (users with memberships), which Citus plans by pulling the local rows
@@ -183,6 +169,50 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
       { t: t.name },
     );
     if (!again?.done) await exec(`SELECT citus_add_local_table_to_metadata('${t.name}', cascade_via_foreign_keys => true)`);
+  }
+}
+
+/**
+ * Step 7 alone, for a migration after 0049 that (re)creates SQL functions over distributed tables. On plain
+ * PostgreSQL, or before 0049 distributed anything, it changes nothing.
+ */
+export async function plpgsqlOnCitus(db: Sequelize): Promise<void> {
+  const [ext] = await db.query<{ citus: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`, {
+    type: QueryTypes.SELECT,
+  });
+  if (!ext?.citus) return;
+  await db.transaction(async (transaction) => {
+    const q = <T extends object>(sql: string) => db.query<T>(sql, { type: QueryTypes.SELECT, transaction });
+    const exec = (sql: string) => db.query(sql, { transaction });
+    const distributed = await q<{ tbl: string }>(
+      `SELECT logicalrelid::regclass::text AS tbl FROM pg_dist_partition WHERE partmethod = 'h'`,
+    );
+    await sqlFunctionsToPlpgsql(
+      q,
+      exec,
+      distributed.map((d) => d.tbl),
+    );
+  });
+}
+
+async function sqlFunctionsToPlpgsql(
+  q: <T extends object>(sql: string) => Promise<T[]>,
+  exec: (sql: string) => Promise<unknown>,
+  distributedNames: string[],
+): Promise<void> {
+  const sqlFunctions = await q<{ def: string; body: string; result: string }>(`
+    SELECT pg_get_functiondef(p.oid) AS def, p.prosrc AS body, pg_get_function_result(p.oid) AS result FROM pg_proc p
+     WHERE p.pronamespace = 'public'::regnamespace AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')`);
+  for (const f of sqlFunctions) {
+    const body = f.body.trim().replace(/;\s*$/, '');
+    if (!distributedNames.some((t) => new RegExp(`\\b${t}\\b`).test(body)) || body.includes(';')) continue;
+    const plpgsql = /^(TABLE\(|SETOF )/.test(f.result)
+      ? `#variable_conflict use_column\nBEGIN\n  RETURN QUERY ${body};\nEND`
+      : f.result === 'void'
+        ? `BEGIN\n  PERFORM ${body.replace(/^SELECT\s+/i, '')};\nEND`
+        : `BEGIN\n  RETURN (${body});\nEND`;
+    const head = f.def.slice(0, f.def.indexOf('AS $function$')).replace(/\bLANGUAGE sql\b/, 'LANGUAGE plpgsql');
+    await exec(`${head}AS $function$\n${plpgsql}\n$function$`);
   }
 }
 

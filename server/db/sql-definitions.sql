@@ -1,7 +1,7 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 42 functions
+-- 46 functions
 
 -- bank_lines_match_row()
 CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
@@ -40,12 +40,12 @@ CREATE OR REPLACE FUNCTION public.bank_match_guard()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM bank_match_entries WHERE entry_id = NEW.id) THEN
-        RAISE EXCEPTION 'Entry % is in bank match; delete the match to unreconcile it', NEW.id USING ERRCODE = '23P01', DETAIL = 'The entry is reconciled by a bank match', CONSTRAINT = 'entries_bank_match_guard';
-      END IF;
-      RETURN NEW;
-    END $function$;
+  BEGIN
+    IF EXISTS (SELECT 1 FROM bank_match_entries WHERE workspace_id = NEW.workspace_id AND entry_id = NEW.id) THEN
+      RAISE EXCEPTION 'Entry % is in bank match; delete the match to unreconcile it', NEW.id USING ERRCODE = '23P01', DETAIL = 'The entry is reconciled by a bank match', CONSTRAINT = 'entries_bank_match_guard';
+    END IF;
+    RETURN NEW;
+  END $function$;
 
 -- bank_match_rows_changed()
 CREATE OR REPLACE FUNCTION public.bank_match_rows_changed()
@@ -188,7 +188,7 @@ AS $function$
              CASE e.entry_type WHEN 'INCOME' THEN r.receivable ELSE r.payable END AS side,
              r.bank
         FROM entries e
-        JOIN workspaces w ON w.id = e.workspace_id
+        JOIN workspaces w ON w.id = ws
         CROSS JOIN roles r
         LEFT JOIN accounting_categories c ON c.id = e.category_id AND c.workspace_id = e.workspace_id
        WHERE e.workspace_id = ws AND e.id = ANY(ids)
@@ -224,11 +224,11 @@ AS $function$
     ),
     settle AS (
       SELECT e.id, e.entry_type, e.a, e.side, me.match_id, m.bank_account_id, COALESCE(ba.ledger_category_id, e.bank) AS bank_account,
-             books_open_day(ws, (SELECT max(l.booking_date) FROM bank_lines l WHERE l.match_id = me.match_id)) AS day
+             books_open_day(ws, (SELECT max(l.booking_date) FROM bank_lines l WHERE l.workspace_id = ws AND l.match_id = me.match_id)) AS day
         FROM e
-        JOIN bank_match_entries me ON me.entry_id = e.id
-        JOIN bank_matches m ON m.id = me.match_id
-        JOIN bank_accounts ba ON ba.id = m.bank_account_id
+        JOIN bank_match_entries me ON me.entry_id = e.id AND me.workspace_id = ws
+        JOIN bank_matches m ON m.id = me.match_id AND m.workspace_id = ws
+        JOIN bank_accounts ba ON ba.id = m.bank_account_id AND ba.workspace_id = ws
     )
     SELECT e.id, 'ENTRY', e.entry_date, NULL::uuid, NULL::uuid,
            CASE WHEN e.entry_type = 'INCOME' THEN 1 ELSE 1 + (SELECT max(p.of_n) FROM pl p WHERE p.entry_id = e.id) END,
@@ -285,10 +285,10 @@ CREATE OR REPLACE FUNCTION public.books_live_entries(ws integer, ids bigint[])
 AS $function$
     SELECT t.id, t.entry_id, t.kind, t.txn_date, t.bank_match_id, t.bank_account_id,
            (SELECT jsonb_agg(jsonb_build_array(l.category_id, l.debit_cents, l.credit_cents) ORDER BY l.line_no)
-              FROM journal_lines l WHERE l.transaction_id = t.id)
+              FROM journal_lines l WHERE l.workspace_id = ws AND l.transaction_id = t.id)
       FROM journal_transactions t
      WHERE t.workspace_id = ws AND t.entry_id = ANY(ids) AND t.kind IN ('ENTRY', 'SETTLEMENT')
-       AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id)
+       AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.workspace_id = ws AND r.reverses = t.id)
   $function$;
 
 -- books_open_day(ws integer, day date)
@@ -336,10 +336,10 @@ AS $function$
     live AS MATERIALIZED (
       SELECT t.id, t.bank_account_id, t.txn_date,
              (SELECT jsonb_agg(jsonb_build_array(l.category_id, l.debit_cents, l.credit_cents) ORDER BY l.line_no)
-                FROM journal_lines l WHERE l.transaction_id = t.id) AS sig
+                FROM journal_lines l WHERE l.workspace_id = ws AND l.transaction_id = t.id) AS sig
         FROM journal_transactions t
        WHERE t.workspace_id = ws AND t.bank_account_id = ANY(ids) AND t.kind = 'OPENING'
-         AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id)
+         AND NOT EXISTS (SELECT 1 FROM journal_transactions r WHERE r.workspace_id = ws AND r.reverses = t.id)
     ),
     kept AS (
       SELECT l.id, l.bank_account_id FROM live l JOIN exp_tx x
@@ -363,7 +363,7 @@ AS $function$
     ins_lines AS (
       INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
       SELECT n.id, ws, l.line_no, l.category_id, l.credit_cents, l.debit_cents, n.txn_date, n.kind
-        FROM numbered n JOIN journal_lines l ON l.transaction_id = n.reverses WHERE n.step = 1
+        FROM numbered n JOIN journal_lines l ON l.workspace_id = ws AND l.transaction_id = n.reverses WHERE n.step = 1
       UNION ALL
       SELECT n.id, ws, x.line_no, x.category_id, x.debit_cents, x.credit_cents, n.txn_date, n.kind
         FROM numbered n JOIN exp x ON x.bank_account_id = n.bank_account_id WHERE n.step = 2
@@ -420,7 +420,7 @@ AS $function$
     ins_lines AS (
       INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, description, txn_date, kind, entry_id)
       SELECT n.id, ws, l.line_no, l.category_id, l.credit_cents, l.debit_cents, l.description, n.txn_date, n.kind, n.entry_id
-        FROM numbered n JOIN journal_lines l ON l.transaction_id = n.reverses
+        FROM numbered n JOIN journal_lines l ON l.workspace_id = ws AND l.transaction_id = n.reverses
        WHERE n.step = 1
       UNION ALL
       SELECT n.id, ws, x.line_no, x.category_id, x.debit_cents, x.credit_cents, NULL, n.txn_date, n.kind, n.entry_id
@@ -458,10 +458,10 @@ CREATE OR REPLACE FUNCTION public.entries_caps_check()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      PERFORM entry_caps_enforce(NEW.id);
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    PERFORM entry_caps_enforce(NEW.workspace_id, NEW.id);
+    RETURN NULL;
+  END $function$;
 
 -- entries_closed_period_row()
 CREATE OR REPLACE FUNCTION public.entries_closed_period_row()
@@ -516,10 +516,10 @@ CREATE OR REPLACE FUNCTION public.entries_match_check()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      PERFORM bank_match_enforce(me.match_id) FROM bank_match_entries me WHERE me.entry_id = NEW.id;
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    PERFORM bank_match_enforce(me.match_id) FROM bank_match_entries me WHERE me.workspace_id = NEW.workspace_id AND me.entry_id = NEW.id;
+    RETURN NULL;
+  END $function$;
 
 -- entry_cap_totals(ids bigint[])
 CREATE OR REPLACE FUNCTION public.entry_cap_totals(ids bigint[])
@@ -563,6 +563,59 @@ AS $function$
          GROUP BY dv.head, dv.link_type, h.amount_cents;
     END $function$;
 
+-- entry_cap_totals(ws integer, ids bigint[])
+CREATE OR REPLACE FUNCTION public.entry_cap_totals(ws integer, ids bigint[])
+ RETURNS TABLE(head_entry_id bigint, link_type text, live_cents numeric, amount_cents bigint)
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    touched bigint[];
+    originals bigint[];
+    members bigint[];
+    heads bigint[];
+    ch_head bigint[];
+    ch_id bigint[];
+    dv_head bigint[];
+    dv_type text[];
+    dv_start bigint[];
+    d_head bigint[];
+    d_type text[];
+    d_id bigint[];
+  BEGIN
+    SELECT array_agg(DISTINCT c.id) INTO touched FROM unnest(ids) AS i(id), LATERAL entry_correction_chain(ws, i.id) c;
+    SELECT array_agg(o.id) INTO originals FROM (
+      SELECT t.id FROM unnest(touched) AS t(id)
+      UNION
+      SELECT l.original_entry_id FROM entry_links l
+       WHERE l.workspace_id = ws AND l.derived_entry_id = ANY (touched) AND l.link_type IN ('REFUND', 'REIMBURSEMENT')
+    ) o;
+    SELECT array_agg(DISTINCT h.id) INTO members FROM unnest(originals) AS o(id), LATERAL entry_correction_chain(ws, o.id) h;
+    SELECT array_agg(m.id) INTO heads FROM unnest(members) AS m(id)
+     WHERE NOT EXISTS (SELECT 1 FROM entry_links n WHERE n.workspace_id = ws AND n.original_entry_id = m.id AND n.link_type = 'CORRECTION');
+    IF heads IS NULL THEN
+      RETURN;
+    END IF;
+    -- the heads guard their chains' totals: writers of one chain run one after another
+    PERFORM 1 FROM entries WHERE workspace_id = ws AND id = ANY (heads) ORDER BY id FOR UPDATE;
+    SELECT array_agg(h.id), array_agg(c.id) INTO ch_head, ch_id FROM unnest(heads) AS h(id), LATERAL entry_correction_chain(ws, h.id) c;
+    SELECT array_agg(ch.head), array_agg(l.link_type), array_agg(l.derived_entry_id) INTO dv_head, dv_type, dv_start
+      FROM unnest(ch_head, ch_id) AS ch(head, id)
+      JOIN entry_links l ON l.workspace_id = ws AND l.original_entry_id = ch.id AND l.link_type IN ('REFUND', 'REIMBURSEMENT');
+    SELECT array_agg(x.head), array_agg(x.kind), array_agg(d.id) INTO d_head, d_type, d_id
+      FROM unnest(dv_head, dv_type, dv_start) AS x(head, kind, start), LATERAL entry_correction_chain(ws, x.start) d;
+    RETURN QUERY
+      WITH derived AS (
+        SELECT DISTINCT x.head, x.kind, x.id FROM unnest(d_head, d_type, d_id) AS x(head, kind, id)
+      )
+      SELECT dv.head, dv.kind,
+             COALESCE(SUM(de.amount_cents) FILTER (WHERE de.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')), 0),
+             h.amount_cents
+        FROM derived dv
+        JOIN entries de ON de.workspace_id = ws AND de.id = dv.id
+        JOIN entries h ON h.workspace_id = ws AND h.id = dv.head
+       GROUP BY dv.head, dv.kind, h.amount_cents;
+  END $function$;
+
 -- entry_caps_enforce(entry_id bigint)
 CREATE OR REPLACE FUNCTION public.entry_caps_enforce(entry_id bigint)
  RETURNS void
@@ -577,6 +630,21 @@ AS $function$
           USING ERRCODE = 'check_violation', CONSTRAINT = 'entry_caps';
       END IF;
     END $function$;
+
+-- entry_caps_enforce(ws integer, entry_id bigint)
+CREATE OR REPLACE FUNCTION public.entry_caps_enforce(ws integer, entry_id bigint)
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+  DECLARE
+    v record;
+  BEGIN
+    SELECT * INTO v FROM entry_cap_totals(ws, ARRAY[entry_id]) t WHERE t.live_cents > t.amount_cents LIMIT 1;
+    IF FOUND THEN
+      RAISE EXCEPTION 'live % entries of entry % sum to %, above its amount %', v.link_type, v.head_entry_id, v.live_cents, v.amount_cents
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'entry_caps';
+    END IF;
+  END $function$;
 
 -- entry_closed_period_refuse(entry_id bigint, day date, closed text)
 CREATE OR REPLACE FUNCTION public.entry_closed_period_refuse(entry_id bigint, day date, closed text)
@@ -606,6 +674,26 @@ AS $function$
       SELECT id FROM down
     $function$;
 
+-- entry_correction_chain(ws integer, e bigint)
+CREATE OR REPLACE FUNCTION public.entry_correction_chain(ws integer, e bigint)
+ RETURNS TABLE(id bigint)
+ LANGUAGE sql
+ STABLE
+AS $function$
+    WITH RECURSIVE up(id) AS (
+      SELECT e
+      UNION
+      SELECT l.original_entry_id FROM entry_links l JOIN up ON l.derived_entry_id = up.id
+       WHERE l.workspace_id = ws AND l.link_type = 'CORRECTION'
+    ), down(id) AS (
+      SELECT id FROM up
+      UNION
+      SELECT l.derived_entry_id FROM entry_links l JOIN down ON l.original_entry_id = down.id
+       WHERE l.workspace_id = ws AND l.link_type = 'CORRECTION'
+    )
+    SELECT id FROM down
+  $function$;
+
 -- entry_events_append_only()
 CREATE OR REPLACE FUNCTION public.entry_events_append_only()
  RETURNS trigger
@@ -620,10 +708,10 @@ CREATE OR REPLACE FUNCTION public.entry_links_caps_check()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      PERFORM entry_caps_enforce(NEW.derived_entry_id);
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    PERFORM entry_caps_enforce(NEW.workspace_id, NEW.derived_entry_id);
+    RETURN NULL;
+  END $function$;
 
 -- entry_tags_rerank(entry_ids bigint[])
 CREATE OR REPLACE FUNCTION public.entry_tags_rerank(entry_ids bigint[])
@@ -652,21 +740,52 @@ AS $function$
          AND (et.tag_rank, et.tag_count) IS DISTINCT FROM (r.tag_rank::integer, r.tag_count::integer);
     END $function$;
 
+-- entry_tags_rerank(ws integer, entry_ids bigint[])
+CREATE OR REPLACE FUNCTION public.entry_tags_rerank(ws integer, entry_ids bigint[])
+ RETURNS void
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    -- the UPDATE only when a rank is stale: an UPDATE of no rows still fires the statement triggers
+    PERFORM 1
+       FROM (SELECT tag_rank, tag_count, row_number() OVER w AS fresh_rank, count(*) OVER w AS fresh_count
+               FROM entry_tags
+              WHERE workspace_id = ws AND entry_id = ANY (entry_ids)
+             WINDOW w AS (PARTITION BY entry_id ORDER BY tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) r
+      WHERE (r.tag_rank, r.tag_count) IS DISTINCT FROM (r.fresh_rank::integer, r.fresh_count::integer)
+      LIMIT 1;
+    IF NOT FOUND THEN
+      RETURN;
+    END IF;
+    UPDATE entry_tags et
+       SET tag_rank = r.tag_rank, tag_count = r.tag_count
+      FROM (SELECT workspace_id, entry_id, tag_id, row_number() OVER w AS tag_rank, count(*) OVER w AS tag_count
+              FROM entry_tags
+             WHERE workspace_id = ws AND entry_id = ANY (entry_ids)
+            WINDOW w AS (PARTITION BY entry_id ORDER BY tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) r
+     WHERE et.workspace_id = ws AND et.workspace_id = r.workspace_id AND et.entry_id = r.entry_id AND et.tag_id = r.tag_id
+       AND (et.tag_rank, et.tag_count) IS DISTINCT FROM (r.tag_rank::integer, r.tag_count::integer);
+  END $function$;
+
 -- entry_tags_rerank_changed()
 CREATE OR REPLACE FUNCTION public.entry_tags_rerank_changed()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      IF TG_OP = 'INSERT' THEN
-        PERFORM entry_tags_rerank(ARRAY(SELECT DISTINCT entry_id FROM new_rows));
-      ELSIF TG_OP = 'DELETE' THEN
-        PERFORM entry_tags_rerank(ARRAY(SELECT DISTINCT entry_id FROM old_rows));
-      ELSIF pg_trigger_depth() = 1 THEN -- an UPDATE, but not the re-ranking's own
-        PERFORM entry_tags_rerank(ARRAY(SELECT entry_id FROM old_rows UNION SELECT entry_id FROM new_rows));
-      END IF;
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      PERFORM entry_tags_rerank(w.ws, ARRAY(SELECT DISTINCT n.entry_id FROM new_rows n WHERE n.workspace_id = w.ws))
+         FROM (SELECT DISTINCT workspace_id AS ws FROM new_rows ORDER BY 1) w;
+    ELSIF TG_OP = 'DELETE' THEN
+      PERFORM entry_tags_rerank(w.ws, ARRAY(SELECT DISTINCT o.entry_id FROM old_rows o WHERE o.workspace_id = w.ws))
+         FROM (SELECT DISTINCT workspace_id AS ws FROM old_rows ORDER BY 1) w;
+    ELSIF pg_trigger_depth() = 1 THEN -- an UPDATE, but not the re-ranking's own
+      PERFORM entry_tags_rerank(w.ws, ARRAY(SELECT o.entry_id FROM old_rows o WHERE o.workspace_id = w.ws
+                                            UNION SELECT n.entry_id FROM new_rows n WHERE n.workspace_id = w.ws))
+         FROM (SELECT workspace_id AS ws FROM old_rows UNION SELECT workspace_id FROM new_rows ORDER BY 1) w;
+    END IF;
+    RETURN NULL;
+  END $function$;
 
 -- entry_write_closed_period(ws integer, day date)
 CREATE OR REPLACE FUNCTION public.entry_write_closed_period(ws integer, day date)
@@ -722,10 +841,10 @@ AS $function$
     c numeric;
   BEGIN
     SELECT COALESCE(sum(l.debit_cents), 0), COALESCE(sum(l.credit_cents), 0) INTO d, c
-      FROM journal_lines l WHERE l.transaction_id = NEW.transaction_id;
+      FROM journal_lines l WHERE l.workspace_id = NEW.workspace_id AND l.transaction_id = NEW.transaction_id;
     IF NOT EXISTS (SELECT 1 FROM journal_transactions t
-                    WHERE t.id = NEW.transaction_id AND t.txn_date = NEW.txn_date AND t.kind = NEW.kind
-                      AND t.entry_id IS NOT DISTINCT FROM NEW.entry_id) THEN
+                    WHERE t.workspace_id = NEW.workspace_id AND t.id = NEW.transaction_id AND t.txn_date = NEW.txn_date
+                      AND t.kind = NEW.kind AND t.entry_id IS NOT DISTINCT FROM NEW.entry_id) THEN
       RAISE EXCEPTION 'journal line %: its date, kind or entry differ from its transaction %', NEW.id, NEW.transaction_id
         USING ERRCODE = 'check_violation', CONSTRAINT = 'journal_balanced';
     END IF;
@@ -790,7 +909,7 @@ CREATE OR REPLACE FUNCTION public.ledger_role_stays_active()
  LANGUAGE plpgsql
 AS $function$
   BEGIN
-    IF EXISTS (SELECT 1 FROM ledger_roles r WHERE r.category_id = NEW.id) THEN
+    IF EXISTS (SELECT 1 FROM ledger_roles r WHERE r.workspace_id = NEW.workspace_id AND r.category_id = NEW.id) THEN
       RAISE EXCEPTION 'category % is the account of a ledger role: it cannot be deactivated', NEW.id
         USING ERRCODE = 'check_violation', CONSTRAINT = 'ledger_role_active';
     END IF;

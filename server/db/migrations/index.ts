@@ -33,6 +33,7 @@ import { m0044 } from './0044-bank-match-statement-check.js';
 import { m0045 } from './0045-books.js';
 import { m0046 } from './0046-recurring-budgets.js';
 import { m0047 } from './0047-books-day-balances.js';
+import { m0048 } from './0048-citus-routable-books.js';
 import { m0049 } from './0049-citus.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
@@ -71,6 +72,7 @@ export const migrations: Migration[] = [
   m0045,
   m0046,
   m0047,
+  m0048,
   m0049,
 ];
 

@@ -50,7 +50,11 @@ export async function afterEntryClosed(tx: Transaction, after: EntryRow, actor: 
 async function runChange(tx: Transaction, after: EntryRow, actor: EventActor, ctes: string): Promise<Changed> {
   const [changed] = await db().query<Changed>(
     `${ctes} SELECT ARRAY(SELECT id::text FROM reviews) AS reviews, ARRAY(SELECT id::text FROM syncs) AS syncs`,
-    { replacements: { entryId: after.id, now: clock.now(), source: changeSource(actor) }, type: QueryTypes.SELECT, transaction: tx },
+    {
+      replacements: { workspaceId: after.workspace_id, entryId: after.id, now: clock.now(), source: changeSource(actor) },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
   );
   return changed;
 }

@@ -16,18 +16,18 @@ const EXCEEDED_SQL = `
 WITH changed AS (
   SELECT DISTINCT e.workspace_id, e.entry_type, e.category_id, e.project_id, e.entry_date
     FROM entries e
-   WHERE e.id = ANY($1::bigint[]) AND e.entry_status IN ${COUNTED} AND e.amount_base_cents IS NOT NULL
+   WHERE e.workspace_id = $3 AND e.id = ANY($1::bigint[]) AND e.entry_status IN ${COUNTED} AND e.amount_base_cents IS NOT NULL
 ), touched AS (
   SELECT DISTINCT b.id AS budget_id, b.workspace_id, b.period, l.line_index, l.amount_cents, l.entry_type, l.category_id, l.project_id,
          ${periodStart('b.period', 'c.entry_date')} AS p_from
     FROM changed c
     JOIN budget_lines l ON l.workspace_id = c.workspace_id AND l.entry_type = c.entry_type
          AND (l.category_id IS NULL OR l.category_id = c.category_id) AND (l.project_id IS NULL OR l.project_id = c.project_id)
-    JOIN budgets b ON b.id = l.budget_id
+    JOIN budgets b ON b.id = l.budget_id AND b.workspace_id = l.workspace_id
    WHERE c.entry_date >= b.start_date AND c.entry_date < b.start_date + b.periods * ${periodStep('b.period')}
 ), open AS (
   SELECT t.*, ${periodEnd('t.period', 't.p_from')} AS p_to FROM touched t
-   WHERE NOT EXISTS (SELECT 1 FROM budget_exceeded x WHERE x.budget_id = t.budget_id AND x.line_index = t.line_index AND x.period_start = t.p_from)
+   WHERE NOT EXISTS (SELECT 1 FROM budget_exceeded x WHERE x.workspace_id = t.workspace_id AND x.budget_id = t.budget_id AND x.line_index = t.line_index AND x.period_start = t.p_from)
 ), actual AS (
   SELECT o.*, (SELECT COALESCE(sum(e.amount_base_cents), 0) FROM entries e
                 WHERE e.workspace_id = o.workspace_id AND e.entry_date BETWEEN o.p_from AND o.p_to AND e.entry_status IN ${COUNTED}
@@ -47,11 +47,20 @@ SELECT a.budget_id, a.workspace_id, a.line_index, ${periodLabel('a.period', 'a.p
 
 type Crossed = { budget_id: string; workspace_id: number; line_index: number; period: string; budget: string; actual: string };
 
-/** Changed entries (their ids): `budget.exceeded` for every budget line and period they took past its budget. */
-async function afterEntriesChanged(tx: Transaction, entries: readonly { id: number }[]): Promise<void> {
-  if (entries.length === 0) return;
+/**
+ * Changed entries: `budget.exceeded` for every budget line and period they took past its budget. One statement per
+ * workspace (on Citus each then runs in that workspace's shard group).
+ */
+async function afterEntriesChanged(tx: Transaction, entries: readonly { id: number; workspace_id: number }[]): Promise<void> {
+  for (const ws of new Set(entries.map((e) => Number(e.workspace_id)))) {
+    const ids = entries.filter((e) => Number(e.workspace_id) === ws).map((e) => e.id);
+    await afterWorkspaceEntriesChanged(tx, ws, ids);
+  }
+}
+
+async function afterWorkspaceEntriesChanged(tx: Transaction, workspaceId: number, ids: number[]): Promise<void> {
   const crossed = await db().query<Crossed>(EXCEEDED_SQL, {
-    bind: [entries.map((e) => e.id), clock.now()],
+    bind: [ids, clock.now(), workspaceId],
     type: QueryTypes.SELECT,
     transaction: tx,
   });

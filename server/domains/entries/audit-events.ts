@@ -196,14 +196,27 @@ export async function recordEvents(
   opts: { newEntries?: boolean } = {},
 ): Promise<void> {
   if (events.length === 0) return;
+  // one workspace per statement: on Citus each then runs in that workspace's shard group (CONTRACT §24)
+  const workspaces = [...new Set(events.map((e) => Number(e.entry.workspace_id)))].sort((a, b) => a - b);
+  if (workspaces.length > 1) {
+    for (const ws of workspaces)
+      await recordEvents(
+        tx,
+        events.filter((e) => Number(e.entry.workspace_id) === ws),
+        actor,
+        opts,
+      );
+    return;
+  }
   if (!opts.newEntries && new Set(events.map((e) => e.entry.id)).size === events.length) return appendOnePerEntry(tx, events, actor);
   const tails = opts.newEntries
     ? []
     : await db().query<{ id: number; seq: number | null; hash: string | null }>(
         `SELECT e.id, last.seq, last.hash FROM entries e
-           LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events WHERE entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
-          WHERE e.id = ANY($1::bigint[]) ORDER BY e.id FOR UPDATE OF e`,
-        { bind: [events.map((e) => e.entry.id)], type: QueryTypes.SELECT, transaction: tx },
+           LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events
+                               WHERE workspace_id = e.workspace_id AND entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
+          WHERE e.workspace_id = $2::int AND e.id = ANY($1::bigint[]) ORDER BY e.id FOR UPDATE OF e`,
+        { bind: [events.map((e) => e.entry.id), workspaces[0]], type: QueryTypes.SELECT, transaction: tx },
       );
   const tailOf = new Map<number, { seq: number | null; hash: string | null }>(tails.map((t) => [Number(t.id), t]));
   const createdAt = clock.now().toISOString();
@@ -216,22 +229,26 @@ export async function recordEvents(
 }
 
 /**
- * recordEvents for at most one event per entry in ONE statement: the entries are locked and each chain's tail is
- * read by the statement that appends, and the hash is computed by PostgreSQL from the canonical body hashed here
- * the same way (sha256 of `prevHash \n body`, UTF-8, hex). The callers hold the entry's lock already (lockEntry)
- * or take it here; an entry's events are appended only under its lock, so the tail read is the last one.
+ * recordEvents for at most one event per entry (of one workspace) in two statements: the entries are locked
+ * (LOCK_SQL), then each chain's tail is read by the statement that appends, and the hash is computed by PostgreSQL
+ * from the canonical body hashed here the same way (sha256 of `prevHash \n body`, UTF-8, hex). The callers hold the
+ * entry's lock already (lockEntry) or take it here; an entry's events are appended only under its lock, so the tail
+ * read is the last one.
  */
+const LOCK_SQL = `SELECT 1 FROM entries WHERE workspace_id = $2::int AND id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
+
 const APPEND_SQL = `
   WITH given AS (
     SELECT r.* FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, entry_id bigint, workspace_id int, kind text, actor_type text,
            actor_id text, data jsonb, created_at timestamptz, body text)
   ), tails AS (
-    SELECT e.id, last.seq, last.hash FROM entries e
-      LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events WHERE entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
-     WHERE e.id IN (SELECT entry_id FROM given) ORDER BY e.id FOR UPDATE OF e
+    SELECT e.id, e.workspace_id, last.seq, last.hash FROM entries e
+      LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events
+                          WHERE workspace_id = e.workspace_id AND entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
+     WHERE e.workspace_id = $2::int AND e.id IN (SELECT entry_id FROM given)
   )
   INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
-  SELECT g.id, g.entry_id, g.workspace_id, COALESCE(t.seq, 0) + 1, g.kind, g.actor_type, g.actor_id, g.data, g.created_at, t.hash,
+  SELECT g.id, g.entry_id, t.workspace_id, COALESCE(t.seq, 0) + 1, g.kind, g.actor_type, g.actor_id, g.data, g.created_at, t.hash,
          encode(sha256(convert_to(COALESCE(t.hash, '') || E'\\n' || g.body, 'UTF8')), 'hex')
     FROM given g JOIN tails t ON t.id = g.entry_id`;
 
@@ -255,7 +272,10 @@ async function appendOnePerEntry(
       body: eventBody(event),
     };
   });
-  await preparedQuery(tx, 'entry_events_append', APPEND_SQL, [JSON.stringify(rows)]);
+  const ws = events[0]!.entry.workspace_id;
+  // the lock in a statement of its own: Citus runs no FOR UPDATE inside an INSERT … SELECT (CONTRACT §24)
+  await preparedQuery(tx, 'entry_events_lock', LOCK_SQL, [rows.map((r) => r.entry_id), ws]);
+  await preparedQuery(tx, 'entry_events_append', APPEND_SQL, [JSON.stringify(rows), ws]);
 }
 
 const presentEvent = (r: EventRow): EventObject => ({

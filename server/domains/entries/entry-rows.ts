@@ -76,14 +76,28 @@ export function presentEntry(r: EntryRow): EntryObject {
  * THE way to lock entries (DESIGN §2a): the rows of `ids` that exist (of workspace `workspaceId` when given),
  * locked FOR UPDATE in id order — the one lock order of every writer, so two writers of overlapping sets never
  * deadlock — and returned in id order as they are now. Locks last until the transaction ends.
+ * Without `workspaceId` the entries' workspaces are read first: on Citus a FOR UPDATE must name one workspace (one
+ * shard group, CONTRACT §24), so the rows are locked workspace by workspace (an entry never changes workspace).
  */
 export async function lockMany(tx: Transaction, ids: readonly number[], workspaceId?: number): Promise<EntryRow[]> {
   if (ids.length === 0) return [];
-  return db().query<EntryRow>(
-    `SELECT * FROM entries WHERE id = ANY($1::bigint[]) AND ($2::int IS NULL OR workspace_id = $2::int) ORDER BY id FOR UPDATE`,
-    { bind: [[...new Set(ids)], workspaceId ?? null], type: QueryTypes.SELECT, transaction: tx },
+  const unique = [...new Set(ids)];
+  if (workspaceId !== undefined) return lockOfWorkspace(tx, unique, workspaceId);
+  const found = await db().query<{ workspace_id: number }>(
+    'SELECT DISTINCT workspace_id FROM entries WHERE id = ANY($1::bigint[]) ORDER BY workspace_id',
+    { bind: [unique], type: QueryTypes.SELECT, transaction: tx },
   );
+  const rows: EntryRow[] = [];
+  for (const { workspace_id } of found) rows.push(...(await lockOfWorkspace(tx, unique, workspace_id)));
+  return found.length > 1 ? rows.sort((a, b) => Number(a.id) - Number(b.id)) : rows;
 }
+
+const lockOfWorkspace = (tx: Transaction, ids: number[], workspaceId: number) =>
+  db().query<EntryRow>(`SELECT * FROM entries WHERE workspace_id = $2::int AND id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`, {
+    bind: [ids, workspaceId],
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
 
 /** Loads an entry the actor may see, or 404. */
 export async function loadEntry(actor: Actor | null, id: number, tx?: Transaction): Promise<EntryRow> {

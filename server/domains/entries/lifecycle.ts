@@ -71,7 +71,9 @@ export async function refundEntry(
       who,
       { linkType: 'REFUND', original, eventData: { amountCents: input.amountCents } },
     );
-    const [total] = (await capTotals(tx, [original.id])).filter((t) => t.headEntryId === original.id && t.linkType === 'REFUND');
+    const [total] = (await capTotals(tx, original.workspace_id, [original.id])).filter(
+      (t) => t.headEntryId === original.id && t.linkType === 'REFUND',
+    );
     if (total && total.liveCents === total.amountCents) await voidFullyRefunded(tx, original, who);
     return presentEntry(refund);
   });

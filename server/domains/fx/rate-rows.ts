@@ -42,7 +42,7 @@ export function upsertRates(tx: Transaction, workspaceId: number, rates: readonl
      SELECT $1, r.currency, r.rate_date, r.rate, $5
        FROM unnest($2::text[], $3::date[], $4::numeric[]) AS r(currency, rate_date, rate)
      ON CONFLICT (workspace_id, currency, rate_date)
-       DO UPDATE SET rate = EXCLUDED.rate, source = EXCLUDED.source, updated_at = now()
+       DO UPDATE SET rate = EXCLUDED.rate, source = EXCLUDED.source, updated_at = EXCLUDED.updated_at
      RETURNING ${RATE_COLUMNS}, (xmax = 0) AS inserted`,
     {
       bind: [workspaceId, rates.map((r) => r.currency), rates.map((r) => r.rateDate), rates.map((r) => r.rate), source],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
+import { onCitus } from '../../db/distributed.js';
 import { AppError } from '../../lib/errors.js';
 import { clock } from '../../lib/clock.js';
 import { runtime } from '../../runtime.js';
@@ -64,22 +65,41 @@ const CLAIMED_SELECT = `
          ev.data AS event_data, ev.created_at AS event_created_at, ep.url, ep.is_active,
          ep.secret_ciphertext, ep.secret_iv, ep.secret_tag, ep.secret_kid, ep.previous_secret_ciphertext, ep.previous_secret_iv,
          ep.previous_secret_tag, ep.previous_secret_kid, ep.secret_rotated_at
-    FROM claimed c JOIN webhook_events ev ON ev.id = c.event_id JOIN webhook_endpoints ep ON ep.id = c.endpoint_id`;
+    FROM claimed c JOIN webhook_events ev ON ev.workspace_id = c.workspace_id AND ev.id = c.event_id
+    JOIN webhook_endpoints ep ON ep.workspace_id = c.workspace_id AND ep.id = c.endpoint_id`;
 
 /** Claims up to `limit` due deliveries for this process. */
 export async function claimDue(limit: number): Promise<Claimed[]> {
+  if (!(await onCitus())) return claimDueOf(undefined, limit);
+  // on Citus a row lock needs a statement routed to one workspace's shard group
+  const workspaces = await db().query<{ workspace_id: number }>(
+    `SELECT workspace_id FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= :now
+      GROUP BY workspace_id ORDER BY min(next_attempt_at) LIMIT :limit`,
+    { replacements: { now: clock.now(), limit }, type: QueryTypes.SELECT },
+  );
+  const claimed: Claimed[] = [];
+  for (const { workspace_id } of workspaces) {
+    if (claimed.length >= limit) break;
+    claimed.push(...(await claimDueOf(workspace_id, limit - claimed.length)));
+  }
+  return claimed;
+}
+
+/** Claims due deliveries of one workspace, or of all of them (`undefined`, plain PostgreSQL). */
+function claimDueOf(workspaceId: number | undefined, limit: number): Promise<Claimed[]> {
   const now = clock.now();
+  const ofWorkspace = workspaceId === undefined ? '' : 'AND workspace_id = :workspaceId';
   return db().query<Claimed>(
     `WITH due AS (
-       SELECT id FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= :now
+       SELECT id, workspace_id FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= :now ${ofWorkspace}
         ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED
      ), claimed AS (
        UPDATE webhook_deliveries d SET claim_token = :token, next_attempt_at = :leaseUntil
-         FROM due WHERE d.id = due.id
-       RETURNING d.id, d.claim_token, d.attempts, d.endpoint_id, d.event_id
+         FROM due WHERE d.id = due.id AND d.workspace_id = due.workspace_id ${ofWorkspace.replace('workspace_id', 'd.workspace_id')}
+       RETURNING d.id, d.workspace_id, d.claim_token, d.attempts, d.endpoint_id, d.event_id
      )${CLAIMED_SELECT}`,
     {
-      replacements: { now, limit, token: randomUUID(), leaseUntil: new Date(now.getTime() + leaseMs()) },
+      replacements: { now, limit, workspaceId, token: randomUUID(), leaseUntil: new Date(now.getTime() + leaseMs()) },
       type: QueryTypes.SELECT,
     },
   );
@@ -100,7 +120,7 @@ export async function claimOne(tx: Transaction, deliveryId: string): Promise<Cla
     `WITH claimed AS (
        UPDATE webhook_deliveries SET status = 'PENDING', claim_token = :token, next_attempt_at = :leaseUntil
         WHERE id = :id
-       RETURNING id, claim_token, attempts, endpoint_id, event_id
+       RETURNING id, workspace_id, claim_token, attempts, endpoint_id, event_id
      )${CLAIMED_SELECT}`,
     {
       replacements: { id: deliveryId, token: randomUUID(), leaseUntil: new Date(now.getTime() + leaseMs()) },

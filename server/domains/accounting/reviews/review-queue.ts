@@ -70,20 +70,20 @@ export async function queueReviewsForNewEntries(tx: Transaction, created: EntryR
 /**
  * CONTRACT §8 "entry edited": the latest review of each connection that is CHANGES_REQUESTED goes back in
  * the queue, unless one is open already (REVIEW_QUEUED and the move UNDER_REVIEW: queuedEffects;
- * entry-changes.ts). The UPDATE (replacements :entryId, :now), returning `returning` of `r`.
+ * entry-changes.ts). The UPDATE (replacements :workspaceId, :entryId, :now), returning `returning` of `r`.
  */
 export const requeueAfterEditSql = (returning: string): string => `
   WITH latest AS (
     SELECT DISTINCT ON (connection_id) id, connection_id, status
-      FROM accounting_reviews WHERE entry_id = :entryId
+      FROM accounting_reviews WHERE workspace_id = :workspaceId AND entry_id = :entryId
      ORDER BY connection_id, created_at DESC, id DESC
   )
   UPDATE accounting_reviews r SET status = 'QUEUED', decided_at = NULL, updated_at = :now
     FROM latest
-   WHERE r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
+   WHERE r.workspace_id = :workspaceId AND r.id = latest.id AND latest.status = 'CHANGES_REQUESTED'
      AND NOT EXISTS (
        SELECT 1 FROM accounting_reviews o
-        WHERE o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
+        WHERE o.workspace_id = :workspaceId AND o.entry_id = :entryId AND o.connection_id IS NOT DISTINCT FROM latest.connection_id
           AND o.status IN ('QUEUED', 'IN_REVIEW'))
   RETURNING r.${returning}`;
 
@@ -91,11 +91,11 @@ export const requeueAfterEditSql = (returning: string): string => `
  * CONTRACT §8: when its entry becomes VOIDED or CANCELLED (void, correction, full refund, status
  * change, webhook), every open review of it (QUEUED, IN_REVIEW, CHANGES_REQUESTED) becomes
  * CANCELLED in the same transaction, each with REVIEW_CANCELLED on the entry (entry-changes.ts).
- * The UPDATE (replacements :entryId, :now), returning `returning`.
+ * The UPDATE (replacements :workspaceId, :entryId, :now), returning `returning`.
  */
 export const cancelOpenReviewsSql = (returning: string): string => `
   UPDATE accounting_reviews SET status = 'CANCELLED', decided_at = :now, updated_at = :now
-   WHERE entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
+   WHERE workspace_id = :workspaceId AND entry_id = :entryId AND status IN ('QUEUED', 'IN_REVIEW', 'CHANGES_REQUESTED')
    RETURNING ${returning}`;
 
 /** REVIEW_CANCELLED on the entry for each review cancelled with it, in review id order. */

@@ -17,10 +17,10 @@ import type { SyncRow } from './sync-rows.js';
 export const changeSource = (who: EventActor): string | null =>
   who.actorType === 'SYSTEM' || who.actorType === 'WEBHOOK' ? who.actorId : null;
 
-/** The UPDATE of the entry's SYNCED copies to STALE (replacements :entryId, :now, :source), returning `returning`. */
+/** The UPDATE of the entry's SYNCED copies to STALE (replacements :workspaceId, :entryId, :now, :source), returning `returning`. */
 export const markStaleSql = (returning: string): string => `
   UPDATE accounting_syncs SET status = 'STALE', updated_at = :now
-   WHERE entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
+   WHERE workspace_id = :workspaceId AND entry_id = :entryId AND status = 'SYNCED' AND (CAST(:source AS text) IS NULL OR connection_id::text <> :source)
    RETURNING ${returning}`;
 
 /** SYNC_STALE on the entry for each copy made STALE, in connection order (counted in the sync metrics once committed). */

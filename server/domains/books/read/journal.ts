@@ -30,7 +30,10 @@ type LineRow = {
 
 const nullableId = (v: string | null) => (v === null ? null : Number(v));
 
-/** The journal transactions `ids` with their lines (code and name of each account) and reversedBy, in the order of `ids`: two statements. */
+/**
+ * The journal transactions `ids` with their lines (code and name of each account) and reversedBy, in the order of `ids`: two
+ * statements, their joins on the workspace too (on Citus each shard group answers for itself, CONTRACT §24).
+ */
 export async function loadTransactions(ids: readonly number[], tx?: Transaction): Promise<JournalTransactionObject[]> {
   if (ids.length === 0) return [];
   const p = new Params();
@@ -38,14 +41,14 @@ export async function loadTransactions(ids: readonly number[], tx?: Transaction)
   const rows = await select<TransactionRow>(
     `SELECT t.id::text, t.workspace_id, t.kind, to_char(t.txn_date, 'YYYY-MM-DD') AS date, t.posted_at, t.entry_id::int,
             t.bank_match_id::text, t.reverses::text, r.id::text AS reversed_by, t.description, t.created_by::text
-       FROM journal_transactions t LEFT JOIN journal_transactions r ON r.reverses = t.id
+       FROM journal_transactions t LEFT JOIN journal_transactions r ON r.workspace_id = t.workspace_id AND r.reverses = t.id
       WHERE t.id = ANY(${list}::bigint[])`,
     p,
     tx,
   );
   const lines = await select<LineRow>(
     `SELECT l.transaction_id::text, l.category_id::text, c.code, c.name, l.debit_cents::text, l.credit_cents::text, l.description
-       FROM journal_lines l JOIN accounting_categories c ON c.id = l.category_id
+       FROM journal_lines l JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
       WHERE l.transaction_id = ANY(${list}::bigint[]) ORDER BY l.transaction_id, l.line_no`,
     p,
     tx,

@@ -86,7 +86,7 @@ export async function editEntryRow(
   if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
   const updated = await updateEntryRow(tx, row.id, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
-  if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row.id, columns.amount_cents as number);
+  if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row, columns.amount_cents as number);
   const after = (await applyEffects(tx, await reactions().entryEdited(tx, row, updated, actor), actor))
     ? await reloadRow(tx, row.id)
     : updated;
@@ -142,9 +142,9 @@ async function revalueEdit(tx: Transaction, row: EntryRow, columns: Record<strin
  * CONTRACT §5 edit: the new amount may not fall below what has been refunded and reimbursed
  * (together); each cap alone is then checked too (a refund or reimbursement that grows).
  */
-async function assertAmountCovers(tx: Transaction, entryId: number, amount: number): Promise<void> {
-  const totals = await assertCaps(tx, [entryId]);
-  const used = totals.filter((t) => t.headEntryId === entryId).reduce((sum, t) => sum + t.liveCents, 0);
+async function assertAmountCovers(tx: Transaction, row: EntryRow, amount: number): Promise<void> {
+  const totals = await assertCaps(tx, row.workspace_id, [row.id]);
+  const used = totals.filter((t) => t.headEntryId === row.id).reduce((sum, t) => sum + t.liveCents, 0);
   if (amount < used) throw conflict(`amountCents ${amount} is below the ${used} already refunded or reimbursed`);
 }
 
@@ -212,7 +212,7 @@ async function writeStatus(
 ): Promise<EntryRow> {
   const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
-  if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, [row.id]);
+  if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, row.workspace_id, [row.id]);
   const reacted = await applyEffects(tx, await reactions().entryStatusChanged(tx, row, updated, actor), actor);
   // CONTRACT §14: a void (or correction), reject or cancel dissolves the entry's bank match (a matched entry is reconciled)
   const dissolved = DEAD_STATUSES.includes(to) && row.is_reconciled && (await dissolveBankMatch(tx, updated, actor));

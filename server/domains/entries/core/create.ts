@@ -75,7 +75,7 @@ export async function createEntryRow(
     await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);
     const { kind, idKey } = LINK_EVENT[linkType];
     await recordEvent(tx, original, kind, { [idKey]: row.id, ...eventData }, actor);
-    await assertCaps(tx, [row.id]);
+    await assertCaps(tx, row.workspace_id, [row.id]);
   }
   if (ruled && (await applyEffects(tx, await ruled.afterInsert(tx, [row]), actor))) row = await reloadRow(tx, row.id);
   const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
