@@ -69,7 +69,10 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
     tx,
     [...entryIds].sort((a, b) => a - b),
   );
-  await db().query('SELECT id FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', { bind: [lineIds], transaction: tx });
+  await db().query('SELECT id FROM bank_lines WHERE id = ANY($1::bigint[]) AND workspace_id = $2 ORDER BY id FOR UPDATE', {
+    bind: [lineIds, account.workspace_id],
+    transaction: tx,
+  });
   const free = await db().query<{ line_id: string; entry_id: string }>(FREE_PAIRS_SQL, {
     bind: [lineIds, entryIds],
     type: QueryTypes.SELECT,
