@@ -28,13 +28,19 @@ export function onCitus(): Promise<boolean> {
  * nothing, so the caller's own "not found" answer is unchanged.
  */
 export async function lockRoute(table: string, id: string | number, tx?: Transaction, column = 'workspace_id'): Promise<string> {
-  if (!(await onCitus())) return '';
+  const ws = await lockWorkspace(table, id, tx);
+  return ws === null ? '' : ` AND ${column} = ${ws}`;
+}
+
+/** On Citus the workspace of row `id` of `table` (0 when there is none), read without a lock; null on plain PostgreSQL. */
+export async function lockWorkspace(table: string, id: string | number, tx?: Transaction): Promise<number | null> {
+  if (!(await onCitus())) return null;
   const [row] = await db().query<{ ws: string | number }>(`SELECT workspace_id AS ws FROM ${table} WHERE id = :id`, {
     replacements: { id },
     type: QueryTypes.SELECT,
     transaction: tx,
   });
-  return ` AND ${column} = ${row ? Number(row.ws) : 0}`;
+  return row ? Number(row.ws) : 0;
 }
 
 /** `lockRoute` followed by the lock itself (`FOR UPDATE`, …): what a `WHERE id = :id` locking read appends. */

@@ -45,7 +45,7 @@ const present = (r: DeliveryRow): WebhookDeliveryObject => ({
 
 const SELECT = `SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_error,
                        d.last_attempt_at, d.next_attempt_at, d.created_at
-                  FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id`;
+                  FROM webhook_deliveries d JOIN webhook_events ev ON ev.workspace_id = d.workspace_id AND ev.id = d.event_id`;
 
 async function deliveryOf(endpointId: string, deliveryId: string, tx?: Transaction): Promise<WebhookDeliveryObject> {
   const [row] = await db().query<DeliveryRow>(`${SELECT} WHERE d.id = :id AND d.endpoint_id = :endpointId`, {
