@@ -18,10 +18,12 @@ import { startReceiver } from '../../outbound-webhooks/receiver.js';
  * parallel refunds held within it; an FX rate replaced; outbound webhooks claimed workspace by workspace and delivered;
  * then a third worker is added and the rebalancer (and a move of the load's own workspace) runs under
  * a write load with Idempotency-Key retries.
- * Not yet here (issue 50 stays open for them): the bank-match balance check (bank_match_state reads
- * matches by id alone, from a coordinator table), the scheduled pulls' claimer, and the statements
- * that lock one object by its id alone (webhook endpoints, periods, rules, reviews, bank lines, ...):
- * Citus runs a FOR UPDATE only when it names the workspace.
+ * Then each route that locks one object by its id (parties, projects, tags, categories, rules, periods,
+ * budgets, recurring entries, API keys, integrations, FX rates, bank accounts, connections, journal
+ * reversal, a webhook endpoint's test and retry) answers 200: Citus runs a FOR UPDATE only when it names
+ * the workspace. Not yet here (issue 50 stays open for them): the bank-match balance check (bank_match_state
+ * reads matches by id alone, from a coordinator table), the scheduled pulls' claimer, review approval,
+ * inbox attach and document review.
  */
 const t0 = Date.now();
 const step = (what: string) => process.stdout.write(`[citus +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}\n`);
