@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Model, type ModelStatic, type Transaction, type WhereOptions } from 'sequelize';
 import { db } from './database.js';
 
 const answers = new WeakMap<object, Promise<boolean>>();
@@ -18,4 +18,54 @@ export function onCitus(): Promise<boolean> {
     answers.set(pool, answer);
   }
   return answer;
+}
+
+/**
+ * The condition that routes a row-locking statement on one row of `table` (addressed by `id`) to that
+ * row's shard group on Citus: ` AND <column> = <its workspace>`, the workspace read first without a
+ * lock (a read by id may cross shards; a lock may not). On plain PostgreSQL '' and no query: the
+ * locking statement stays the one it was. A row that does not exist gets a condition that matches
+ * nothing, so the caller's own "not found" answer is unchanged.
+ */
+export async function lockRoute(table: string, id: string | number, tx?: Transaction, column = 'workspace_id'): Promise<string> {
+  const ws = await lockWorkspace(table, id, tx);
+  return ws === null ? '' : ` AND ${column} = ${ws}`;
+}
+
+/** On Citus the workspace of row `id` of `table` (0 when there is none), read without a lock; null on plain PostgreSQL. */
+export async function lockWorkspace(table: string, id: string | number, tx?: Transaction): Promise<number | null> {
+  if (!(await onCitus())) return null;
+  const [row] = await db().query<{ ws: string | number }>(`SELECT workspace_id AS ws FROM ${table} WHERE id = :id`, {
+    replacements: { id },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return row ? Number(row.ws) : 0;
+}
+
+/** `lockRoute` followed by the lock itself (`FOR UPDATE`, …): what a `WHERE id = :id` locking read appends. */
+export async function lockById(
+  table: string,
+  id: string | number,
+  tx: Transaction | undefined,
+  lock: string,
+  column?: string,
+): Promise<string> {
+  return `${await lockRoute(table, id, tx, column)} ${lock}`;
+}
+
+/**
+ * Sequelize's `findByPk(id, { lock })` that Citus runs too: there the row is found by id first without
+ * a lock, then locked by id and workspace (one statement on one shard group). Plain PostgreSQL keeps
+ * the single locking read.
+ */
+export async function findByPkLocked<M extends Model>(model: ModelStatic<M>, id: string | number, tx: Transaction): Promise<M | null> {
+  if (!(await onCitus())) return model.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE });
+  const found = (await model.findByPk(id, { transaction: tx })) as (M & { workspaceId?: number }) | null;
+  if (!found) return null;
+  return model.findOne({
+    where: { id, workspaceId: found.workspaceId } as WhereOptions,
+    transaction: tx,
+    lock: tx.LOCK.UPDATE,
+  });
 }

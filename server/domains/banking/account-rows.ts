@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { conflict, notFound } from '../../lib/errors.js';
@@ -51,15 +52,18 @@ export function presentAccount(r: AccountRow): BankAccountObject {
 }
 
 export type AccountLock = 'none' | 'share' | 'update';
-const LOCKS: Record<AccountLock, string> = { none: '', share: ' FOR SHARE', update: ' FOR NO KEY UPDATE' };
+const LOCKS: Record<AccountLock, string> = { none: '', share: 'FOR SHARE', update: 'FOR NO KEY UPDATE' };
 
 /** A bank account of a workspace the actor is a member of, or 404 (CONTRACT §14: workspace-level resource). */
 export async function loadAccount(actor: Actor | null, id: string, tx?: Transaction, lock: AccountLock = 'none'): Promise<AccountRow> {
-  const [row] = await db().query<AccountRow>(`SELECT ${ACCOUNT_COLUMNS} FROM bank_accounts WHERE id = :id${LOCKS[lock]}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<AccountRow>(
+    `SELECT ${ACCOUNT_COLUMNS} FROM bank_accounts WHERE id = :id${lock === 'none' ? '' : await lockById('bank_accounts', id, tx, LOCKS[lock])}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || (actor && !scope.canSeeWorkspaceObject(actor, row.workspace_id))) throw notFound('Bank account');
   return row;
 }

@@ -20,7 +20,7 @@ export const PAIRS_SQL = `
     SELECT id, statement_id, abs(amount_cents) AS amount, booking_date,
            CASE WHEN amount_cents > 0 THEN 'INCOME' ELSE 'EXPENSE' END AS entry_type
       FROM bank_lines
-     WHERE bank_account_id = $1 AND status = 'UNMATCHED' AND amount_cents <> 0
+     WHERE workspace_id = $2 AND bank_account_id = $1 AND status = 'UNMATCHED' AND amount_cents <> 0
   ), cand AS (
     -- one index probe per line (LATERAL): fresh lines have no statistics yet, and a plan from
     -- stale estimates that scans the workspace's entries per line is quadratic
@@ -30,7 +30,7 @@ export const PAIRS_SQL = `
          WHERE e.workspace_id = $2 AND e.base_currency = $3 AND e.entry_type = ul.entry_type
            AND e.amount_cents = ul.amount AND e.entry_status IN ${LIVE}
            AND e.entry_date BETWEEN ul.booking_date - $4::int AND ul.booking_date + $4::int
-           AND NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id)
+           AND NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.workspace_id = $2 AND me.entry_id = e.id)
       ) e
   ), per_line AS (
     SELECT line_id, min(statement_id::text) AS statement_id, count(*) AS n, min(entry_id) AS entry_id FROM cand GROUP BY line_id
@@ -45,9 +45,9 @@ export const PAIRS_SQL = `
 const FREE_PAIRS_SQL = `
   SELECT p.line_id, p.entry_id
     FROM unnest($1::bigint[], $2::bigint[]) AS p(line_id, entry_id)
-    JOIN bank_lines l ON l.id = p.line_id AND l.status = 'UNMATCHED'
-    JOIN entries e ON e.id = p.entry_id AND e.entry_status IN ${LIVE}
-   WHERE NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = p.entry_id)
+    JOIN bank_lines l ON l.workspace_id = $3 AND l.id = p.line_id AND l.status = 'UNMATCHED'
+    JOIN entries e ON e.workspace_id = $3 AND e.id = p.entry_id AND e.entry_status IN ${LIVE}
+   WHERE NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.workspace_id = $3 AND me.entry_id = p.entry_id)
    ORDER BY p.line_id`;
 
 /**
@@ -69,9 +69,12 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
     tx,
     [...entryIds].sort((a, b) => a - b),
   );
-  await db().query('SELECT id FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', { bind: [lineIds], transaction: tx });
+  await db().query('SELECT id FROM bank_lines WHERE id = ANY($1::bigint[]) AND workspace_id = $2 ORDER BY id FOR UPDATE', {
+    bind: [lineIds, account.workspace_id],
+    transaction: tx,
+  });
   const free = await db().query<{ line_id: string; entry_id: string }>(FREE_PAIRS_SQL, {
-    bind: [lineIds, entryIds],
+    bind: [lineIds, entryIds, account.workspace_id],
     type: QueryTypes.SELECT,
     transaction: tx,
   });

@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -48,11 +49,14 @@ export const presentLine = (r: LineRow): BankLineObject => ({
 
 /** A line of a workspace the actor is a member of, or 404. */
 export async function loadLine(actor: Actor, id: number, tx?: Transaction, forUpdate = false): Promise<LineRow> {
-  const [row] = await db().query<LineRow>(`SELECT ${LINE_COLUMNS} FROM bank_lines WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<LineRow>(
+    `SELECT ${LINE_COLUMNS} FROM bank_lines WHERE id = :id${forUpdate ? await lockById('bank_lines', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('Bank line');
   return row;
 }

@@ -11,6 +11,7 @@ import { reconcileEntries } from './reconcile-entries.js';
 
 export const LIVE_STATUSES = ['PENDING', 'UNDER_REVIEW', 'COMPLETED'];
 
+const LINE_FOR_MATCH = 'id, workspace_id, bank_account_id, amount_cents, status';
 type LineForMatch = { id: string; workspace_id: number; bank_account_id: string; amount_cents: number; status: string };
 type EntryForMatch = {
   id: string;
@@ -95,11 +96,22 @@ export async function writeMatch(
  * Lines of a body, locked. The lines are the objects the match acts on: an id that does not exist or
  * that the actor cannot see is a 404 (CONTRACT §2, as on /bank-lines/{id}); lines of several accounts, 400.
  */
-async function lockedLines(tx: Transaction, actor: Actor, ids: number[]): Promise<LineForMatch[]> {
+async function lockedLines(tx: Transaction, actor: Actor, ids: number[], workspaceId: number): Promise<LineForMatch[]> {
+  // locked in the account's workspace (Citus locks only in one shard group); any other line is read to be refused as before
   const lines = await db().query<LineForMatch>(
-    'SELECT id, workspace_id, bank_account_id, amount_cents, status FROM bank_lines WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE',
-    { bind: [ids], type: QueryTypes.SELECT, transaction: tx },
+    `SELECT ${LINE_FOR_MATCH} FROM bank_lines WHERE id = ANY($1::bigint[]) AND workspace_id = $2 ORDER BY id FOR UPDATE`,
+    { bind: [ids, workspaceId], type: QueryTypes.SELECT, transaction: tx },
   );
+  if (lines.length < ids.length) {
+    const locked = new Set(lines.map((l) => Number(l.id)));
+    const others = await db().query<LineForMatch>(`SELECT ${LINE_FOR_MATCH} FROM bank_lines WHERE id = ANY($1::bigint[])`, {
+      bind: [ids.filter((id) => !locked.has(id))],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+    lines.push(...others);
+    lines.sort((a, b) => Number(a.id) - Number(b.id));
+  }
   const visible = lines.filter((l) => scope.canSeeWorkspaceObject(actor, l.workspace_id));
   if (visible.length !== ids.length) {
     const seen = new Set(visible.map((l) => Number(l.id)));
@@ -120,7 +132,7 @@ export async function createMatch(actor: Actor, input: CreateMatchInput): Promis
     const account = await loadAccount(actor, first.bank_account_id, tx, 'share');
     assertActive(account);
     const entries = await lockedEntries(tx, account, input.entryIds); // lock order: entries, then lines
-    const lines = await lockedLines(tx, actor, input.lineIds);
+    const lines = await lockedLines(tx, actor, input.lineIds, account.workspace_id);
     if (lines.some((l) => l.bank_account_id !== account.id)) throw badRequest('The lines belong to more than one bank account');
     const taken = lines.find((l) => l.status !== 'UNMATCHED');
     if (taken) throw conflict(`Bank line ${taken.id} is ${taken.status}`);
@@ -137,8 +149,8 @@ export async function deleteMatch(actor: Actor, id: string): Promise<{ success: 
   return transaction(async (tx) => {
     const match = await loadMatch(actor, id, tx);
     await lockEntries(tx, match.entryIds);
-    const [still] = await db().query('SELECT id FROM bank_matches WHERE id = $1 FOR UPDATE', {
-      bind: [id],
+    const [still] = await db().query('SELECT id FROM bank_matches WHERE id = $1 AND workspace_id = $2 FOR UPDATE', {
+      bind: [id, match.workspaceId],
       type: QueryTypes.SELECT,
       transaction: tx,
     });

@@ -1,3 +1,4 @@
+import { lockWorkspace } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { badRequest, conflict } from '../../lib/errors.js';
@@ -102,10 +103,12 @@ async function assertPostable(tx: Transaction, workspaceId: number, categoryIds:
  */
 export async function reverseManualJournal(actor: Actor, id: number, date?: string): Promise<JournalTransactionObject> {
   return transaction(async (tx) => {
+    // on Citus the lock names the workspace (a constant, in the subquery too: one shard group); plain PostgreSQL reads by id
+    const lockWs = (await lockWorkspace('journal_transactions', id, tx)) ?? 't.workspace_id';
     const [t] = await db().query<{ workspace_id: number; kind: string; txn_date: string; reversed: boolean; description: string | null }>(
       `SELECT t.workspace_id, t.kind, to_char(t.txn_date, 'YYYY-MM-DD') AS txn_date, t.description,
-              EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id) AS reversed
-         FROM journal_transactions t WHERE t.id = $1 FOR UPDATE`,
+              EXISTS (SELECT 1 FROM journal_transactions r WHERE r.reverses = t.id AND r.workspace_id = ${lockWs}) AS reversed
+         FROM journal_transactions t WHERE t.id = $1 AND t.workspace_id = ${lockWs} FOR UPDATE`,
       { bind: [id], type: QueryTypes.SELECT, transaction: tx },
     );
     const ws = requireBooksObject(actor, t?.workspace_id, 'Journal transaction');

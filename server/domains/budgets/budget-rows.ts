@@ -1,3 +1,4 @@
+import { lockWorkspace } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -47,10 +48,11 @@ export const presentBudget = (r: BudgetRow): BudgetObject => ({
 });
 
 /** A budget with its lines (in lineIndex order), read in one statement: by id, or every one of a workspace. */
-const BUDGETS_SQL = (where: string, tail = 'ORDER BY b.created_at, b.id') => `
+/** `linesOf`: the budget lines' workspace (a constant where a lock needs the statement routed to one shard group on Citus). */
+const BUDGETS_SQL = (where: string, tail = 'ORDER BY b.created_at, b.id', linesOf = 'b.workspace_id') => `
   SELECT b.*, COALESCE((SELECT json_agg(json_build_object('line_index', l.line_index, 'category_id', l.category_id,
                  'project_id', l.project_id, 'entry_type', l.entry_type, 'amount_cents', l.amount_cents) ORDER BY l.line_index)
-             FROM budget_lines l WHERE l.budget_id = b.id), '[]') AS lines
+             FROM budget_lines l WHERE l.budget_id = b.id AND l.workspace_id = ${linesOf}), '[]') AS lines
     FROM budgets b WHERE ${where} ${tail}`;
 
 export async function budgetRows(tx: Transaction | undefined, workspaceId: number): Promise<BudgetRow[]> {
@@ -67,11 +69,17 @@ export const reachesWorkspace = (actor: Actor, workspaceId: number) =>
 
 /** The budget (locked FOR UPDATE with `lock`) when the actor reaches its workspace, else 404. */
 export async function loadBudget(actor: Actor, id: string, tx?: Transaction, lock = false): Promise<BudgetRow> {
-  const [row] = await db().query<BudgetRow>(BUDGETS_SQL('b.id = :id', lock ? 'FOR UPDATE OF b' : ''), {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const ws = lock ? await lockWorkspace('budgets', id, tx) : null;
+  const [row] = await db().query<BudgetRow>(
+    ws === null
+      ? BUDGETS_SQL('b.id = :id', lock ? 'FOR UPDATE OF b' : '')
+      : BUDGETS_SQL(`b.id = :id AND b.workspace_id = ${ws}`, 'FOR UPDATE OF b', String(ws)),
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || !reachesWorkspace(actor, row.workspace_id)) throw notFound('Budget');
   return row;
 }

@@ -37,7 +37,10 @@ async function assertLineRefs(tx: Transaction, workspaceId: number, lines: Budge
 
 /** The lines, replaced as a set (their lineIndex is their position). */
 async function writeLines(tx: Transaction, budgetId: string, workspaceId: number, lines: BudgetLineInput[]): Promise<void> {
-  await db().query('DELETE FROM budget_lines WHERE budget_id = :id', { replacements: { id: budgetId }, transaction: tx });
+  await db().query('DELETE FROM budget_lines WHERE budget_id = :id AND workspace_id = :ws', {
+    replacements: { id: budgetId, ws: workspaceId },
+    transaction: tx,
+  });
   await db().query(
     `INSERT INTO budget_lines (budget_id, workspace_id, line_index, category_id, project_id, entry_type, amount_cents)
      SELECT :id, :ws, l.n - 1, l.category_id, l.project_id, l.entry_type, l.amount_cents
@@ -116,13 +119,19 @@ export async function updateBudget(actor: Actor, input: UpdateBudgetInput): Prom
       await assertLineRefs(tx, row.workspace_id, input.lines);
       await writeLines(tx, row.id, row.workspace_id, input.lines);
     }
+    // two statements, not a CTE: Citus runs `WITH d AS (DELETE … WHERE false) UPDATE …` as updating nothing
+    if (input.lines !== undefined || period !== row.period || startDate !== row.start_date)
+      await db().query('DELETE FROM budget_exceeded WHERE budget_id = :id AND workspace_id = :ws', {
+        replacements: { id: row.id, ws: row.workspace_id },
+        transaction: tx,
+      });
     await db().query(
-      `WITH forgotten AS (DELETE FROM budget_exceeded WHERE budget_id = :id AND CAST(:forget AS boolean))
-       UPDATE budgets SET name = :name, period = :period, start_date = :start, periods = :periods, updated_at = :now WHERE id = :id`,
+      `UPDATE budgets SET name = :name, period = :period, start_date = :start, periods = :periods, updated_at = :now
+        WHERE id = :id AND workspace_id = :ws`,
       {
         replacements: {
           id: row.id,
-          forget: input.lines !== undefined || period !== row.period || startDate !== row.start_date,
+          ws: row.workspace_id,
           name: input.name ?? row.name,
           period,
           start: startDate,
@@ -140,7 +149,10 @@ export async function deleteBudget(actor: Actor, input: { id: string }): Promise
   await transaction(async (tx) => {
     const row = await loadBudget(actor, input.id, tx, true);
     scope.requireWorkspaceMember(actor, row.workspace_id);
-    await db().query('DELETE FROM budgets WHERE id = :id', { replacements: { id: row.id }, transaction: tx });
+    await db().query('DELETE FROM budgets WHERE id = :id AND workspace_id = :ws', {
+      replacements: { id: row.id, ws: row.workspace_id },
+      transaction: tx,
+    });
   });
   return { success: true };
 }

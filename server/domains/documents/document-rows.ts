@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -51,7 +52,7 @@ export async function documentRowsOf(entryId: number, tx?: Transaction): Promise
 /** One document of the entry, or 404 (a document of another entry is not found either). */
 export async function loadDocument(entryId: number, documentId: string, tx?: Transaction, forUpdate = false): Promise<DocumentRow> {
   const [row] = await db().query<DocumentRow>(
-    `SELECT * FROM entry_documents WHERE id = :documentId AND entry_id = :entryId${forUpdate ? ' FOR UPDATE' : ''}`,
+    `SELECT * FROM entry_documents WHERE id = :documentId AND entry_id = :entryId${forUpdate ? await lockById('entry_documents', documentId, tx, 'FOR UPDATE') : ''}`,
     { replacements: { documentId, entryId }, type: QueryTypes.SELECT, transaction: tx },
   );
   if (!row) throw notFound('Document');

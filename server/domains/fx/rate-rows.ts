@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { badRequest, notFound } from '../../lib/errors.js';
@@ -65,11 +66,14 @@ export async function baseCurrencyOf(tx: Transaction, workspaceId: number): Prom
 
 /** A rate the actor's workspaces hold, locked for `tx`, or 404. */
 export async function loadRate(actor: Actor, id: number, tx: Transaction): Promise<RateRow> {
-  const [row] = await db().query<RateRow>(`SELECT ${RATE_COLUMNS} FROM fx_rates WHERE id = $1 FOR UPDATE`, {
-    bind: [id],
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<RateRow>(
+    `SELECT ${RATE_COLUMNS} FROM fx_rates WHERE id = $1${await lockById('fx_rates', id, tx, 'FOR UPDATE')}`,
+    {
+      bind: [id],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('FX rate');
   return row;
 }

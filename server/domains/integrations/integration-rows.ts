@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { iso } from '../../lib/dates.js';
@@ -37,11 +38,14 @@ export const presentIntegration = (r: IntegrationRow): IntegrationObject => ({
 
 /** The integration locked for a change, or 404 when absent or in a workspace the caller is not a member of. */
 export async function lockIntegration(actor: Actor, id: string, tx: Transaction): Promise<IntegrationRow> {
-  const rows = await db().query<IntegrationRow>('SELECT * FROM integrations WHERE id = :id FOR UPDATE', {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<IntegrationRow>(
+    `SELECT * FROM integrations WHERE id = :id${await lockById('integrations', id, tx, 'FOR UPDATE')}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   const row = rows[0];
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('Integration');
   return row;

@@ -106,24 +106,24 @@ function claimDueOf(workspaceId: number | undefined, limit: number): Promise<Cla
 }
 
 /**
- * Claims one delivery for an attempt made now (manual retry, test), in the caller's transaction,
+ * Claims one delivery (of workspace `workspaceId`) for an attempt made now (manual retry, test), in the caller's transaction,
  * whatever its status; 409 while another attempt at it is in flight.
  */
-export async function claimOne(tx: Transaction, deliveryId: string): Promise<Claimed> {
+export async function claimOne(tx: Transaction, deliveryId: string, workspaceId: number): Promise<Claimed> {
   const now = clock.now();
   const [inFlight] = await db().query<{ busy: boolean }>(
-    `SELECT claim_token IS NOT NULL AND next_attempt_at > :now AS busy FROM webhook_deliveries WHERE id = :id FOR UPDATE`,
-    { replacements: { id: deliveryId, now }, type: QueryTypes.SELECT, transaction: tx },
+    `SELECT claim_token IS NOT NULL AND next_attempt_at > :now AS busy FROM webhook_deliveries WHERE id = :id AND workspace_id = :ws FOR UPDATE`,
+    { replacements: { id: deliveryId, ws: workspaceId, now }, type: QueryTypes.SELECT, transaction: tx },
   );
   if (inFlight?.busy) throw new AppError('CONFLICT', 'An attempt at this delivery is in progress');
   const rows = await db().query<Claimed>(
     `WITH claimed AS (
        UPDATE webhook_deliveries SET status = 'PENDING', claim_token = :token, next_attempt_at = :leaseUntil
-        WHERE id = :id
+        WHERE id = :id AND workspace_id = :ws
        RETURNING id, workspace_id, claim_token, attempts, endpoint_id, event_id
      )${CLAIMED_SELECT}`,
     {
-      replacements: { id: deliveryId, token: randomUUID(), leaseUntil: new Date(now.getTime() + leaseMs()) },
+      replacements: { id: deliveryId, ws: workspaceId, token: randomUUID(), leaseUntil: new Date(now.getTime() + leaseMs()) },
       type: QueryTypes.SELECT,
       transaction: tx,
     },

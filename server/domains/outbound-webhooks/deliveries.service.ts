@@ -45,7 +45,7 @@ const present = (r: DeliveryRow): WebhookDeliveryObject => ({
 
 const SELECT = `SELECT d.id, d.endpoint_id, d.event_id, ev.type AS event_type, d.status, d.attempts, d.last_status_code, d.last_error,
                        d.last_attempt_at, d.next_attempt_at, d.created_at
-                  FROM webhook_deliveries d JOIN webhook_events ev ON ev.id = d.event_id`;
+                  FROM webhook_deliveries d JOIN webhook_events ev ON ev.workspace_id = d.workspace_id AND ev.id = d.event_id`;
 
 async function deliveryOf(endpointId: string, deliveryId: string, tx?: Transaction): Promise<WebhookDeliveryObject> {
   const [row] = await db().query<DeliveryRow>(`${SELECT} WHERE d.id = :id AND d.endpoint_id = :endpointId`, {
@@ -76,16 +76,20 @@ export async function listDeliveries(actor: Actor, q: ListDeliveriesQuery) {
 }
 
 /** Claims the delivery (committed), makes the attempt now, records it and returns the delivery. */
-async function attemptNow(endpointId: string, claim: (tx: Transaction) => Promise<string>): Promise<WebhookDeliveryObject> {
-  const claimed = await transaction(async (tx) => claimOne(tx, await claim(tx)));
+async function attemptNow(
+  endpointId: string,
+  workspaceId: number,
+  claim: (tx: Transaction) => Promise<string>,
+): Promise<WebhookDeliveryObject> {
+  const claimed = await transaction(async (tx) => claimOne(tx, await claim(tx), workspaceId));
   await recordOutcomes([await attempt(claimed, true)]);
   return deliveryOf(endpointId, claimed.id);
 }
 
 /** Re-sends the delivery now, with the same webhook-id; 409 while an attempt at it is in flight. */
 export async function retryDelivery(actor: Actor, input: { id: string; deliveryId: string }): Promise<WebhookDeliveryObject> {
-  await loadEndpoint(actor, input.id);
-  return attemptNow(input.id, async (tx) => {
+  const endpoint = await loadEndpoint(actor, input.id);
+  return attemptNow(input.id, endpoint.workspace_id, async (tx) => {
     const [row] = await db().query<{ id: string }>('SELECT id FROM webhook_deliveries WHERE id = :id AND endpoint_id = :endpointId', {
       replacements: { id: input.deliveryId, endpointId: input.id },
       type: QueryTypes.SELECT,
@@ -99,7 +103,7 @@ export async function retryDelivery(actor: Actor, input: { id: string; deliveryI
 /** Sends a `webhook.test` event to this endpoint only (whatever it subscribes to) and returns its delivery. */
 export async function testEndpoint(actor: Actor, id: string): Promise<WebhookDeliveryObject> {
   const endpoint = await loadEndpoint(actor, id);
-  return attemptNow(id, async (tx) => {
+  return attemptNow(id, endpoint.workspace_id, async (tx) => {
     const eventId = randomUUID();
     const now = clock.now();
     await db().query(

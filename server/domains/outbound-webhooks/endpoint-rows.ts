@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -33,11 +34,14 @@ export const presentEndpoint = (r: EndpointRow): WebhookEndpointObject => ({
 
 /** The endpoint (locked with `forUpdate`), or 404 when absent or in a workspace the caller is not a member of. */
 export async function loadEndpoint(actor: Actor, id: string, tx?: Transaction, forUpdate = false): Promise<EndpointRow> {
-  const rows = await db().query<EndpointRow>(`SELECT * FROM webhook_endpoints WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<EndpointRow>(
+    `SELECT * FROM webhook_endpoints WHERE id = :id${forUpdate ? await lockById('webhook_endpoints', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   const row = rows[0];
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('Webhook endpoint');
   return row;

@@ -1,4 +1,5 @@
 import { transaction } from '../../db/database.js';
+import { findByPkLocked } from '../../db/distributed.js';
 import { Party } from '../../db/models/index.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { CreatePartyInput, PartyObject, UpdatePartyInput } from '../../../shared/contracts/parties.js';
@@ -35,7 +36,7 @@ export async function createParty(actor: Actor, input: CreatePartyInput): Promis
 
 export async function updateParty(actor: Actor, input: UpdatePartyInput): Promise<PartyObject> {
   return transaction(async (tx) => {
-    const party = scope.workspaceObject(actor, await Party.findByPk(input.id, { transaction: tx, lock: tx.LOCK.UPDATE }), 'Party');
+    const party = scope.workspaceObject(actor, await findByPkLocked(Party, input.id, tx), 'Party');
     for (const field of ['name', 'partyType', 'country', 'email', 'taxId'] as const) {
       if (input[field] !== undefined) party.set(field, input[field]);
     }

@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
@@ -33,11 +34,14 @@ const present = (r: Row): PeriodObject => ({
 });
 
 async function load(actor: Actor, id: string, tx?: Transaction, forUpdate = false): Promise<Row> {
-  const rows = await db().query<Row>(`SELECT * FROM accounting_periods WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<Row>(
+    `SELECT * FROM accounting_periods WHERE id = :id${forUpdate ? await lockById('accounting_periods', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   const row = rows[0];
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('Accounting period');
   return row;

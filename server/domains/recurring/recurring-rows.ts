@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -42,11 +43,14 @@ export async function recurringRow(
   id: string,
   lock: '' | 'FOR UPDATE' | 'FOR UPDATE SKIP LOCKED' = '',
 ): Promise<RecurringRow | undefined> {
-  const [row] = await db().query<RecurringRow>(`SELECT * FROM recurring_entries WHERE id = :id ${lock}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<RecurringRow>(
+    `SELECT * FROM recurring_entries WHERE id = :id${lock ? await lockById('recurring_entries', id, tx, lock) : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   return row;
 }
 

@@ -1,3 +1,4 @@
+import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { notFound } from '../../lib/errors.js';
@@ -50,11 +51,14 @@ export const definitionOf = (r: RuleRow): RuleDefinition => ({
 
 /** A rule of a workspace the actor is a member of, or 404 (never revealing that it exists). */
 export async function loadRule(actor: Actor, id: string, tx?: Transaction, forUpdate = false): Promise<RuleRow> {
-  const [row] = await db().query<RuleRow>(`SELECT * FROM rules WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<RuleRow>(
+    `SELECT * FROM rules WHERE id = :id${forUpdate ? await lockById('rules', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('Rule');
   return row;
 }

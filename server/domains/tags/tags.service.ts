@@ -1,4 +1,5 @@
 import { Op, col, fn, where } from 'sequelize';
+import { findByPkLocked } from '../../db/distributed.js';
 import { transaction, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import { Tag } from '../../db/models/index.js';
@@ -26,7 +27,7 @@ async function assertNameFree(workspaceId: number, name: string, tx: Transaction
 
 /** A usable tag the actor may change; an archived one is gone for writes (404). */
 async function loadTag(actor: Actor, id: number, tx: Transaction): Promise<Tag> {
-  const tag = scope.workspaceObject(actor, await Tag.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE }), 'Tag');
+  const tag = scope.workspaceObject(actor, await findByPkLocked(Tag, id, tx), 'Tag');
   if (tag.archivedAt) throw notFound('Tag');
   return tag;
 }

@@ -1,4 +1,5 @@
 import { Op } from 'sequelize';
+import { findByPkLocked } from '../../db/distributed.js';
 import { transaction, type Transaction } from '../../db/database.js';
 import { Project, ProjectMember } from '../../db/models/index.js';
 import { conflict, forbidden, notFound, quotedValue } from '../../lib/errors.js';
@@ -22,7 +23,7 @@ export async function listProjects(actor: Actor, input: { workspaceId: number })
 
 /** A project to change: invisible → 404; visible only as a project member → 403. */
 async function writableProject(actor: Actor, id: number, tx: Transaction): Promise<Project> {
-  const project = await Project.findByPk(id, { transaction: tx, lock: tx.LOCK.UPDATE });
+  const project = await findByPkLocked(Project, id, tx);
   if (!project || !scope.canSeeProjectObject(actor, project.workspaceId, project.id)) throw notFound('Project');
   if (!scope.isWorkspaceMember(actor, project.workspaceId)) throw forbidden('Workspace membership required to change a project');
   return project;

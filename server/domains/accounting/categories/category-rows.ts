@@ -1,3 +1,4 @@
+import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { badRequest, notFound } from '../../../lib/errors.js';
@@ -31,11 +32,14 @@ export const presentCategory = (r: CategoryRow): CategoryObject => ({
 });
 
 export async function findCategory(id: string, tx?: Transaction, forUpdate = false): Promise<CategoryRow | undefined> {
-  const rows = await db().query<CategoryRow>(`SELECT * FROM accounting_categories WHERE id = :id${forUpdate ? ' FOR NO KEY UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<CategoryRow>(
+    `SELECT * FROM accounting_categories WHERE id = :id${forUpdate ? await lockById('accounting_categories', id, tx, 'FOR NO KEY UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   return rows[0];
 }
 

@@ -1,3 +1,4 @@
+import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { iso } from '../../../lib/dates.js';
@@ -60,7 +61,7 @@ export function presentConnection(r: ConnectionRow): ConnectionObject {
  */
 export async function loadConnection(actor: Actor | null, id: string, tx?: Transaction, forUpdate = false): Promise<ConnectionRow> {
   const rows = await db().query<ConnectionRow>(
-    `SELECT * FROM accounting_connections WHERE id = :id${forUpdate ? ' FOR NO KEY UPDATE' : ''}`,
+    `SELECT * FROM accounting_connections WHERE id = :id${forUpdate ? await lockById('accounting_connections', id, tx, 'FOR NO KEY UPDATE') : ''}`,
     {
       replacements: { id },
       type: QueryTypes.SELECT,

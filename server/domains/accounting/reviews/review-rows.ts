@@ -1,3 +1,4 @@
+import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { iso } from '../../../lib/dates.js';
@@ -38,11 +39,14 @@ export const presentReview = (r: ReviewRow, entry: EntryRow): ReviewObject => ({
 });
 
 export async function findReview(id: string, tx?: Transaction, forUpdate = false): Promise<ReviewRow | undefined> {
-  const rows = await db().query<ReviewRow>(`SELECT * FROM accounting_reviews WHERE id = :id${forUpdate ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<ReviewRow>(
+    `SELECT * FROM accounting_reviews WHERE id = :id${forUpdate ? await lockById('accounting_reviews', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   return rows[0];
 }
 

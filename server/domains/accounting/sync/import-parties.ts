@@ -37,11 +37,11 @@ async function upsertParty(
   const country = p.country ?? null;
   const [mapped] = await db().query<Mapped>(
     `SELECT m.id AS mapping_id, m.party_id, m.external_name, p.name, p.country
-       FROM party_mappings m JOIN parties p ON p.id = m.party_id
-      WHERE m.connection_id = :connectionId AND m.external_type = :externalType AND m.external_id = :externalId
+       FROM party_mappings m JOIN parties p ON p.id = m.party_id AND p.workspace_id = m.workspace_id
+      WHERE m.workspace_id = :ws AND m.connection_id = :connectionId AND m.external_type = :externalType AND m.external_id = :externalId
       LIMIT 1 FOR UPDATE OF m, p`,
     {
-      replacements: { connectionId: c.id, externalType: p.externalType, externalId: p.externalId },
+      replacements: { ws: c.workspaceId, connectionId: c.id, externalType: p.externalType, externalId: p.externalId },
       type: QueryTypes.SELECT,
       transaction: tx,
     },

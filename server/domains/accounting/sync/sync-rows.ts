@@ -80,9 +80,9 @@ export async function lockOrCreateSync(tx: Transaction, r: { workspaceId: number
     { replacements: { ws: r.workspaceId, connectionId: r.connectionId, entryId: r.entryId, now: r.now }, transaction: tx },
   );
   const rows = await db().query<SyncRow>(
-    'SELECT * FROM accounting_syncs WHERE connection_id = :connectionId AND entry_id = :entryId FOR UPDATE',
+    'SELECT * FROM accounting_syncs WHERE connection_id = :connectionId AND entry_id = :entryId AND workspace_id = :ws FOR UPDATE',
     {
-      replacements: { connectionId: r.connectionId, entryId: r.entryId },
+      replacements: { connectionId: r.connectionId, entryId: r.entryId, ws: r.workspaceId },
       type: QueryTypes.SELECT,
       transaction: tx,
     },

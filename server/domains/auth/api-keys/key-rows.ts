@@ -1,3 +1,4 @@
+import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { notFound } from '../../../lib/errors.js';
@@ -41,11 +42,14 @@ export function presentApiKey(row: ApiKeyRow): ApiKeyObject {
 
 /** A key of a workspace the actor is a member of, else 404 (never revealing that it exists); locked when `tx` is given. */
 export async function findApiKey(actor: Actor, id: string, tx?: Transaction): Promise<ApiKeyRow> {
-  const rows = await db().query<ApiKeyRow>(`SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = :id${tx ? ' FOR UPDATE' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const rows = await db().query<ApiKeyRow>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = :id${tx ? await lockById('api_keys', id, tx, 'FOR UPDATE') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   const row = rows[0];
   if (!row || !scope.canSeeWorkspaceObject(actor, row.workspace_id)) throw notFound('API key');
   return row;

@@ -12,11 +12,11 @@ import { insertDocumentRow, updateDocumentRow, type DocumentRow } from '../docum
 import { extractionOf, markAttached, presentInboxDocument, type InboxRowWithExtraction } from './inbox-rows.js';
 
 /** The oldest REQUESTED placeholder of `type` on the entry, locked. */
-async function requestedOfType(tx: Transaction, entryId: number, type: DocumentType): Promise<DocumentRow | undefined> {
+async function requestedOfType(tx: Transaction, entry: EntryRow, type: DocumentType): Promise<DocumentRow | undefined> {
   const [row] = await db().query<DocumentRow>(
-    `SELECT * FROM entry_documents WHERE entry_id = :entryId AND document_type = :type AND status = 'REQUESTED'
+    `SELECT * FROM entry_documents WHERE workspace_id = :ws AND entry_id = :entryId AND document_type = :type AND status = 'REQUESTED'
       ORDER BY created_at, id LIMIT 1 FOR UPDATE`,
-    { replacements: { entryId, type }, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { ws: entry.workspace_id, entryId: entry.id, type }, type: QueryTypes.SELECT, transaction: tx },
   );
   return row;
 }
@@ -52,7 +52,7 @@ export async function attachInTransaction(
     storage_key: doc.storage_key,
     uploaded_by: doc.uploaded_by,
   };
-  const placeholder = await requestedOfType(tx, entry.id, type);
+  const placeholder = await requestedOfType(tx, entry, type);
   const row = placeholder
     ? await updateDocumentRow(tx, placeholder.id, { ...file, status: 'UPLOADED', approved_by: null, rejection_reason: null }, now)
     : await insertDocumentRow(tx, {

@@ -1,3 +1,4 @@
+import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
 import { notFound } from '../../../lib/errors.js';
@@ -63,11 +64,14 @@ export const presentWithExtraction = (r: InboxRowWithExtraction) => presentInbox
 
 /** An inbox document the actor reaches (workspace members), or 404; `lock` takes it FOR UPDATE in `tx`. */
 export async function loadInbox(actor: Actor | null, id: string, tx?: Transaction, lock = false): Promise<InboxRowWithExtraction> {
-  const [row] = await db().query<InboxRowWithExtraction>(`${SELECT_WITH_EXTRACTION} WHERE d.id = :id${lock ? ' FOR UPDATE OF d' : ''}`, {
-    replacements: { id },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const [row] = await db().query<InboxRowWithExtraction>(
+    `${SELECT_WITH_EXTRACTION} WHERE d.id = :id${lock ? await lockById('inbox_documents', id, tx, 'FOR UPDATE OF d', 'd.workspace_id') : ''}`,
+    {
+      replacements: { id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   if (!row || (actor && !scope.canSeeWorkspaceObject(actor, row.workspace_id))) throw notFound('Inbox document');
   return row;
 }
