@@ -55,7 +55,24 @@ export const PUBLIC_OPERATIONS: Record<string, string> = {
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
 
-export type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>> };
+export type OpenApiDocument = {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, JsonSchema> };
+};
+
+/** The operation with a named JSON request body (a union, EntryStatusChange) read through its reference, variants too. */
+function withBodyResolved(doc: OpenApiDocument, op: OpenApiOperation): OpenApiOperation {
+  const json = op.requestBody?.content['application/json'];
+  if (!json?.schema.$ref) return op;
+  const resolve = (schema: JsonSchema): JsonSchema => {
+    const named = typeof schema.$ref === 'string' ? doc.components!.schemas![schema.$ref.replace('#/components/schemas/', '')]! : schema;
+    return named.oneOf ? { ...named, oneOf: named.oneOf.map(resolve) } : named;
+  };
+  return {
+    ...op,
+    requestBody: { ...op.requestBody!, content: { ...op.requestBody!.content, 'application/json': { schema: resolve(json.schema) } } },
+  };
+}
 
 /**
  * The committed document with its internal references (`#/components/...`) written out in place, so
@@ -121,8 +138,9 @@ export function deriveOperations(doc: OpenApiDocument): Operation[] {
     if (!meta) throw new Error(`procedure ${name} has no REST route (meta.openapi): the access matrix cannot probe it`);
     const access = accessPolicyOf(procedure);
     if (!access) throw new Error(`procedure ${name}: access policy cannot be classified (not built from procedures.ts builders)`);
-    const docOp = doc.paths[meta.path]?.[meta.method.toLowerCase()];
-    if (!docOp) throw new Error(`procedure ${name} (${meta.method} ${meta.path}) is missing from openapi.json`);
+    const found = doc.paths[meta.path]?.[meta.method.toLowerCase()];
+    if (!found) throw new Error(`procedure ${name} (${meta.method} ${meta.path}) is missing from openapi.json`);
+    const docOp = withBodyResolved(doc, found);
     operations.push({
       method: meta.method.toUpperCase(),
       path: meta.path,

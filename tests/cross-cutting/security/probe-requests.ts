@@ -256,7 +256,9 @@ export function buildProbeRequest(op: Operation, ids: ForeignIds): ProbeRequest 
   let body: Record<string, unknown> | undefined;
   let multipart: Record<string, unknown> | undefined;
   if (content['application/json']) {
-    const built = objectFor(content['application/json'].schema, ids);
+    // a union body (EntryStatusChange) is probed with its first variant
+    const schema = content['application/json'].schema;
+    const built = objectFor(schema.oneOf ? schema.oneOf[0] : schema, ids);
     body = built.value as Record<string, unknown>;
     Object.assign(input, body);
     referencesTenant ||= built.references;
