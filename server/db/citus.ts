@@ -1,6 +1,14 @@
 import { QueryTypes, type Transaction } from 'sequelize';
 import type { Sequelize } from 'sequelize-typescript';
 
+/** Whether the `citus` extension exists in the database: a Citus coordinator (CONTRACT §24). */
+export async function citusInstalled(db: Sequelize): Promise<boolean> {
+  const [ext] = await db.query<{ citus: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`, {
+    type: QueryTypes.SELECT,
+  });
+  return ext?.citus === true;
+}
+
 /**
  * CONTRACT §24: on a database where the `citus` extension exists, every table of the public schema
  * with a `workspace_id` is distributed by it, co-located with `workspaces` (distributed by its
@@ -24,10 +32,7 @@ import type { Sequelize } from 'sequelize-typescript';
  * migrations. On plain PostgreSQL it returns at once and changes nothing.
  */
 export async function distributeOnCitus(db: Sequelize): Promise<boolean> {
-  const [ext] = await db.query<{ citus: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`, {
-    type: QueryTypes.SELECT,
-  });
-  if (!ext?.citus) return false;
+  if (!(await citusInstalled(db))) return false;
   // one transaction (and one connection, which the SET LOCALs need): all of it or nothing
   await db.transaction((transaction) => distribute(db, transaction));
   return true;
@@ -177,10 +182,7 @@ async function distribute(db: Sequelize, transaction: Transaction): Promise<void
  * PostgreSQL, or before 0049 distributed anything, it changes nothing.
  */
 export async function plpgsqlOnCitus(db: Sequelize): Promise<void> {
-  const [ext] = await db.query<{ citus: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS citus`, {
-    type: QueryTypes.SELECT,
-  });
-  if (!ext?.citus) return;
+  if (!(await citusInstalled(db))) return;
   await db.transaction(async (transaction) => {
     const q = <T extends object>(sql: string) => db.query<T>(sql, { type: QueryTypes.SELECT, transaction });
     const exec = (sql: string) => db.query(sql, { transaction });

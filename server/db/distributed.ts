@@ -1,4 +1,5 @@
 import { QueryTypes, type Model, type ModelStatic, type Transaction, type WhereOptions } from 'sequelize';
+import { citusInstalled } from './citus.js';
 import { db } from './database.js';
 
 const answers = new WeakMap<object, Promise<boolean>>();
@@ -12,9 +13,7 @@ export function onCitus(): Promise<boolean> {
   const pool = db();
   let answer = answers.get(pool);
   if (!answer) {
-    answer = pool
-      .query<{ on: boolean }>(`SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'citus') AS on`, { type: QueryTypes.SELECT })
-      .then(([row]) => row?.on === true);
+    answer = citusInstalled(pool);
     answers.set(pool, answer);
   }
   return answer;

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
+import { onCitus } from '../../db/distributed.js';
 import { clock } from '../../lib/clock.js';
 import { currentVia } from '../../lib/via.js';
 import type { Actor } from '../../lib/scope.js';
@@ -229,15 +230,15 @@ export async function recordEvents(
 }
 
 /**
- * recordEvents for at most one event per entry (of one workspace) in two statements: the entries are locked
- * (LOCK_SQL), then each chain's tail is read by the statement that appends, and the hash is computed by PostgreSQL
- * from the canonical body hashed here the same way (sha256 of `prevHash \n body`, UTF-8, hex). The callers hold the
- * entry's lock already (lockEntry) or take it here; an entry's events are appended only under its lock, so the tail
- * read is the last one.
+ * recordEvents for at most one event per entry (of one workspace) in ONE statement: the entries are locked and each
+ * chain's tail is read by the statement that appends, and the hash is computed by PostgreSQL from the canonical body
+ * hashed here the same way (sha256 of `prevHash \n body`, UTF-8, hex). The callers hold the entry's lock already
+ * (lockEntry) or take it here; an entry's events are appended only under its lock, so the tail read is the last one.
+ * Citus runs no FOR UPDATE inside an INSERT … SELECT (CONTRACT §24): there the lock is a statement of its own.
  */
 const LOCK_SQL = `SELECT 1 FROM entries WHERE workspace_id = $2::int AND id = ANY($1::bigint[]) ORDER BY id FOR UPDATE`;
 
-const APPEND_SQL = `
+const appendSql = (lock: string) => `
   WITH given AS (
     SELECT r.* FROM jsonb_to_recordset($1::jsonb) AS r(id uuid, entry_id bigint, workspace_id int, kind text, actor_type text,
            actor_id text, data jsonb, created_at timestamptz, body text)
@@ -245,12 +246,14 @@ const APPEND_SQL = `
     SELECT e.id, e.workspace_id, last.seq, last.hash FROM entries e
       LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events
                           WHERE workspace_id = e.workspace_id AND entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
-     WHERE e.workspace_id = $2::int AND e.id IN (SELECT entry_id FROM given)
+     WHERE e.workspace_id = $2::int AND e.id IN (SELECT entry_id FROM given)${lock}
   )
   INSERT INTO entry_events (id, entry_id, workspace_id, seq, kind, actor_type, actor_id, data, created_at, prev_hash, hash)
   SELECT g.id, g.entry_id, t.workspace_id, COALESCE(t.seq, 0) + 1, g.kind, g.actor_type, g.actor_id, g.data, g.created_at, t.hash,
          encode(sha256(convert_to(COALESCE(t.hash, '') || E'\\n' || g.body, 'UTF8')), 'hex')
     FROM given g JOIN tails t ON t.id = g.entry_id`;
+const APPEND_LOCKING_SQL = appendSql(' ORDER BY e.id FOR UPDATE OF e');
+const APPEND_SQL = appendSql('');
 
 async function appendOnePerEntry(
   tx: Transaction,
@@ -273,9 +276,12 @@ async function appendOnePerEntry(
     };
   });
   const ws = events[0]!.entry.workspace_id;
-  // the lock in a statement of its own: Citus runs no FOR UPDATE inside an INSERT … SELECT (CONTRACT §24)
-  await preparedQuery(tx, 'entry_events_lock', LOCK_SQL, [rows.map((r) => r.entry_id), ws]);
-  await preparedQuery(tx, 'entry_events_append', APPEND_SQL, [JSON.stringify(rows), ws]);
+  if (await onCitus()) {
+    await preparedQuery(tx, 'entry_events_lock', LOCK_SQL, [rows.map((r) => r.entry_id), ws]);
+    await preparedQuery(tx, 'entry_events_append', APPEND_SQL, [JSON.stringify(rows), ws]);
+  } else {
+    await preparedQuery(tx, 'entry_events_append_locking', APPEND_LOCKING_SQL, [JSON.stringify(rows), ws]);
+  }
 }
 
 const presentEvent = (r: EventRow): EventObject => ({

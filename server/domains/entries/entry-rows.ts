@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
+import { onCitus } from '../../db/distributed.js';
 import { iso } from '../../lib/dates.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
@@ -76,13 +77,20 @@ export function presentEntry(r: EntryRow): EntryObject {
  * THE way to lock entries (DESIGN §2a): the rows of `ids` that exist (of workspace `workspaceId` when given),
  * locked FOR UPDATE in id order — the one lock order of every writer, so two writers of overlapping sets never
  * deadlock — and returned in id order as they are now. Locks last until the transaction ends.
- * Without `workspaceId` the entries' workspaces are read first: on Citus a FOR UPDATE must name one workspace (one
- * shard group, CONTRACT §24), so the rows are locked workspace by workspace (an entry never changes workspace).
+ * On Citus a FOR UPDATE must name one workspace (one shard group, CONTRACT §24): without `workspaceId` the entries'
+ * workspaces are read first there, and the rows locked workspace by workspace (an entry never changes workspace).
  */
 export async function lockMany(tx: Transaction, ids: readonly number[], workspaceId?: number): Promise<EntryRow[]> {
   if (ids.length === 0) return [];
   const unique = [...new Set(ids)];
   if (workspaceId !== undefined) return lockOfWorkspace(tx, unique, workspaceId);
+  if (!(await onCitus())) {
+    return db().query<EntryRow>('SELECT * FROM entries WHERE id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', {
+      bind: [unique],
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+  }
   const found = await db().query<{ workspace_id: number }>(
     'SELECT DISTINCT workspace_id FROM entries WHERE id = ANY($1::bigint[]) ORDER BY workspace_id',
     { bind: [unique], type: QueryTypes.SELECT, transaction: tx },
