@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { bodyThroughRef } from './body-schema.js';
 import type { JsonSchema } from './fuzz-values.js';
 
 /** One operation of the committed `openapi.json`, reduced to what the fuzzer needs. */
@@ -44,11 +45,6 @@ export function loadOperations(file = 'openapi.json'): Operation[] {
     security?: Record<string, unknown>[];
     components: { schemas: Record<string, JsonSchema> };
   };
-  // a named request body (a union, EntryStatusChange) is read through its reference, and so are its variants
-  const resolve = (schema: JsonSchema & { $ref?: string }): JsonSchema => {
-    const named = typeof schema.$ref === 'string' ? doc.components.schemas[schema.$ref.replace('#/components/schemas/', '')]! : schema;
-    return named.oneOf ? { ...named, oneOf: named.oneOf.map(resolve) } : named;
-  };
   const ops: Operation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, raw] of Object.entries(item)) {
@@ -66,7 +62,7 @@ export function loadOperations(file = 'openapi.json'): Operation[] {
         queryParams: params.filter((p) => p.in === 'query').map((p) => ({ name: p.name, schema: p.schema ?? {}, required: !!p.required })),
         headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         body: json
-          ? { kind: 'json', schema: resolve(json.schema), required: !!raw.requestBody?.required }
+          ? { kind: 'json', schema: bodyThroughRef(doc.components.schemas, json.schema), required: !!raw.requestBody?.required }
           : multipart
             ? { kind: 'multipart', schema: multipart.schema, required: true }
             : undefined,

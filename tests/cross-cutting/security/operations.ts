@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { bodyThroughRef } from './body-schema.js';
 import type { Permission } from '../../../shared/permissions.js';
 import { appRouter } from '../../../server/trpc/router.js';
 import { accessPolicyOf, type AccessPolicy } from '../../../server/trpc/procedures.js';
@@ -64,14 +65,8 @@ export type OpenApiDocument = {
 function withBodyResolved(doc: OpenApiDocument, op: OpenApiOperation): OpenApiOperation {
   const json = op.requestBody?.content['application/json'];
   if (!json?.schema.$ref) return op;
-  const resolve = (schema: JsonSchema): JsonSchema => {
-    const named = typeof schema.$ref === 'string' ? doc.components!.schemas![schema.$ref.replace('#/components/schemas/', '')]! : schema;
-    return named.oneOf ? { ...named, oneOf: named.oneOf.map(resolve) } : named;
-  };
-  return {
-    ...op,
-    requestBody: { ...op.requestBody!, content: { ...op.requestBody!.content, 'application/json': { schema: resolve(json.schema) } } },
-  };
+  const schema = bodyThroughRef(doc.components?.schemas ?? {}, json.schema);
+  return { ...op, requestBody: { ...op.requestBody!, content: { ...op.requestBody!.content, 'application/json': { schema } } } };
 }
 
 /**
