@@ -1,7 +1,7 @@
 -- The SQL functions and triggers of the service as the migrations (server/db/migrations) leave them.
 -- Generated: npm run db:definitions. Read-only: change them by a new migration, then regenerate.
 
--- 46 functions
+-- 42 functions
 
 -- bank_lines_match_row()
 CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
@@ -521,48 +521,6 @@ AS $function$
     RETURN NULL;
   END $function$;
 
--- entry_cap_totals(ids bigint[])
-CREATE OR REPLACE FUNCTION public.entry_cap_totals(ids bigint[])
- RETURNS TABLE(head_entry_id bigint, link_type text, live_cents numeric, amount_cents bigint)
- LANGUAGE plpgsql
-AS $function$
-    DECLARE
-      heads bigint[];
-    BEGIN
-      WITH touched AS (
-        SELECT DISTINCT c.id FROM unnest(ids) AS i(id), LATERAL entry_correction_chain(i.id) c
-      ), originals AS (
-        SELECT id FROM touched
-        UNION
-        SELECT l.original_entry_id FROM entry_links l JOIN touched t ON l.derived_entry_id = t.id
-         WHERE l.link_type IN ('REFUND', 'REIMBURSEMENT')
-      )
-      SELECT array_agg(DISTINCT h.id) INTO heads
-        FROM originals o, LATERAL entry_correction_chain(o.id) h
-       WHERE NOT EXISTS (SELECT 1 FROM entry_links n WHERE n.original_entry_id = h.id AND n.link_type = 'CORRECTION');
-      IF heads IS NULL THEN
-        RETURN;
-      END IF;
-      -- the heads guard their chains' totals: writers of one chain run one after another
-      PERFORM 1 FROM entries WHERE id = ANY (heads) ORDER BY id FOR UPDATE;
-      RETURN QUERY
-        WITH chain AS (
-          SELECT h.id AS head, c.id FROM unnest(heads) AS h(id), LATERAL entry_correction_chain(h.id) c
-        ), derived AS (
-          SELECT DISTINCT ch.head, l.link_type, d.id
-            FROM chain ch
-            JOIN entry_links l ON l.original_entry_id = ch.id AND l.link_type IN ('REFUND', 'REIMBURSEMENT'),
-            LATERAL entry_correction_chain(l.derived_entry_id) d
-        )
-        SELECT dv.head, dv.link_type,
-               COALESCE(SUM(de.amount_cents) FILTER (WHERE de.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')), 0),
-               h.amount_cents
-          FROM derived dv
-          JOIN entries de ON de.id = dv.id
-          JOIN entries h ON h.id = dv.head
-         GROUP BY dv.head, dv.link_type, h.amount_cents;
-    END $function$;
-
 -- entry_cap_totals(ws integer, ids bigint[])
 CREATE OR REPLACE FUNCTION public.entry_cap_totals(ws integer, ids bigint[])
  RETURNS TABLE(head_entry_id bigint, link_type text, live_cents numeric, amount_cents bigint)
@@ -616,21 +574,6 @@ AS $function$
        GROUP BY dv.head, dv.kind, h.amount_cents;
   END $function$;
 
--- entry_caps_enforce(entry_id bigint)
-CREATE OR REPLACE FUNCTION public.entry_caps_enforce(entry_id bigint)
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-    DECLARE
-      v record;
-    BEGIN
-      SELECT * INTO v FROM entry_cap_totals(ARRAY[entry_id]) t WHERE t.live_cents > t.amount_cents LIMIT 1;
-      IF FOUND THEN
-        RAISE EXCEPTION 'live % entries of entry % sum to %, above its amount %', v.link_type, v.head_entry_id, v.live_cents, v.amount_cents
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'entry_caps';
-      END IF;
-    END $function$;
-
 -- entry_caps_enforce(ws integer, entry_id bigint)
 CREATE OR REPLACE FUNCTION public.entry_caps_enforce(ws integer, entry_id bigint)
  RETURNS void
@@ -655,24 +598,6 @@ AS $function$
       RAISE EXCEPTION 'entry % is dated % in the closed accounting period "%": its totals cannot move', entry_id, day, closed
         USING ERRCODE = 'check_violation', CONSTRAINT = 'entry_closed_period';
     END $function$;
-
--- entry_correction_chain(e bigint)
-CREATE OR REPLACE FUNCTION public.entry_correction_chain(e bigint)
- RETURNS TABLE(id bigint)
- LANGUAGE sql
- STABLE
-AS $function$
-      WITH RECURSIVE up(id) AS (
-        SELECT e
-        UNION
-        SELECT l.original_entry_id FROM entry_links l JOIN up ON l.derived_entry_id = up.id WHERE l.link_type = 'CORRECTION'
-      ), down(id) AS (
-        SELECT id FROM up
-        UNION
-        SELECT l.derived_entry_id FROM entry_links l JOIN down ON l.original_entry_id = down.id WHERE l.link_type = 'CORRECTION'
-      )
-      SELECT id FROM down
-    $function$;
 
 -- entry_correction_chain(ws integer, e bigint)
 CREATE OR REPLACE FUNCTION public.entry_correction_chain(ws integer, e bigint)
@@ -712,33 +637,6 @@ AS $function$
     PERFORM entry_caps_enforce(NEW.workspace_id, NEW.derived_entry_id);
     RETURN NULL;
   END $function$;
-
--- entry_tags_rerank(entry_ids bigint[])
-CREATE OR REPLACE FUNCTION public.entry_tags_rerank(entry_ids bigint[])
- RETURNS void
- LANGUAGE plpgsql
-AS $function$
-    BEGIN
-      -- the UPDATE only when a rank is stale: an UPDATE of no rows still fires the statement triggers
-      PERFORM 1
-         FROM (SELECT tag_rank, tag_count, row_number() OVER w AS fresh_rank, count(*) OVER w AS fresh_count
-                 FROM entry_tags
-                WHERE entry_id = ANY (entry_ids)
-               WINDOW w AS (PARTITION BY entry_id ORDER BY tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) r
-        WHERE (r.tag_rank, r.tag_count) IS DISTINCT FROM (r.fresh_rank::integer, r.fresh_count::integer)
-        LIMIT 1;
-      IF NOT FOUND THEN
-        RETURN;
-      END IF;
-      UPDATE entry_tags et
-         SET tag_rank = r.tag_rank, tag_count = r.tag_count
-        FROM (SELECT entry_id, tag_id, row_number() OVER w AS tag_rank, count(*) OVER w AS tag_count
-                FROM entry_tags
-               WHERE entry_id = ANY (entry_ids)
-              WINDOW w AS (PARTITION BY entry_id ORDER BY tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)) r
-       WHERE et.entry_id = r.entry_id AND et.tag_id = r.tag_id
-         AND (et.tag_rank, et.tag_count) IS DISTINCT FROM (r.tag_rank::integer, r.tag_count::integer);
-    END $function$;
 
 -- entry_tags_rerank(ws integer, entry_ids bigint[])
 CREATE OR REPLACE FUNCTION public.entry_tags_rerank(ws integer, entry_ids bigint[])

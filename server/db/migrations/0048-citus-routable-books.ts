@@ -14,7 +14,7 @@ import type { Migration } from './types.js';
  * composite foreign keys tie each row to its entry's, match's or transaction's workspace). The caps gain a workspace
  * argument (entry_cap_totals(ws, ids), entry_caps_enforce(ws, id), entry_correction_chain(ws, e)); the deferred cap
  * triggers pass their row's workspace, the ledger core passes the entries'; so does the tag re-ranking
- * (entry_tags_rerank(ws, ids)). 0045, 0012, 0006 and 0021 stay as applied.
+ * (entry_tags_rerank(ws, ids)). Their one-argument forms (0012, 0021) go: nothing calls them any more.
  */
 const BOOKS = `
   -- THE derivation (CONTRACT §23 "What posts", "Settlement"): the lines each of the entries ids should have posted
@@ -277,7 +277,7 @@ const TRIGGERS = `
 const TAGS = `
   -- a tag change re-ranks the entries' tags (0006, 0021) workspace by workspace: the trigger fires on the shard, where
   -- a statement may read only its own shard group
-  CREATE FUNCTION entry_tags_rerank(ws int, entry_ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION entry_tags_rerank(ws int, entry_ids bigint[]) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     -- the UPDATE only when a rank is stale: an UPDATE of no rows still fires the statement triggers
     PERFORM 1
@@ -318,7 +318,7 @@ const TAGS = `
 `;
 
 const CAPS = `
-  CREATE FUNCTION entry_correction_chain(ws int, e bigint) RETURNS TABLE (id bigint) LANGUAGE sql STABLE AS $$
+  CREATE OR REPLACE FUNCTION entry_correction_chain(ws int, e bigint) RETURNS TABLE (id bigint) LANGUAGE sql STABLE AS $$
     WITH RECURSIVE up(id) AS (
       SELECT e
       UNION
@@ -336,7 +336,7 @@ const CAPS = `
   -- the chain walks (entry_correction_chain) run in statements of their own, on arrays: on Citus a statement that
   -- reads a distributed table runs on the workspace's worker, where it may not call a function that reads one again
   -- ("cannot execute a distributed query from a query on a shard")
-  CREATE FUNCTION entry_cap_totals(ws int, ids bigint[])
+  CREATE OR REPLACE FUNCTION entry_cap_totals(ws int, ids bigint[])
     RETURNS TABLE (head_entry_id bigint, link_type text, live_cents numeric, amount_cents bigint)
     LANGUAGE plpgsql VOLATILE AS $$
   DECLARE
@@ -387,7 +387,7 @@ const CAPS = `
        GROUP BY dv.head, dv.kind, h.amount_cents;
   END $$;
 
-  CREATE FUNCTION entry_caps_enforce(ws int, entry_id bigint) RETURNS void LANGUAGE plpgsql AS $$
+  CREATE OR REPLACE FUNCTION entry_caps_enforce(ws int, entry_id bigint) RETURNS void LANGUAGE plpgsql AS $$
   DECLARE
     v record;
   BEGIN
@@ -410,39 +410,29 @@ const CAPS = `
   END $$;
 `;
 
+// the one-argument forms of 0012 and 0021, which nothing calls any more
+const DEAD = `
+  DROP FUNCTION IF EXISTS entry_caps_enforce(bigint), entry_cap_totals(bigint[]), entry_correction_chain(bigint),
+                          entry_tags_rerank(bigint[]);
+`;
+
 export const m0048: Migration = {
   name: '0048-citus-routable-books',
   up: async (db: Sequelize) => {
-    await db.query(BOOKS + TRIGGERS + TAGS + CAPS);
+    await db.query(BOOKS + TRIGGERS + TAGS + CAPS + DEAD);
     // a database distributed by 0049 before this ran: these SQL functions become PL/pgSQL as 0049 made the others
     await plpgsqlOnCitus(db);
   },
   down: async (db: Sequelize) => {
-    // the books' functions and the checks keep their (equivalent) bodies; the caps go back to their one-argument form
+    // the functions of this migration stay (same results on plain PostgreSQL); the code before it asks for the caps
+    // by entry ids alone: that form again, over the workspace form
     await db.query(`
-      CREATE OR REPLACE FUNCTION entries_caps_check() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM entry_caps_enforce(NEW.id);
-        RETURN NULL;
-      END $$;
-      CREATE OR REPLACE FUNCTION entry_links_caps_check() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        PERFORM entry_caps_enforce(NEW.derived_entry_id);
-        RETURN NULL;
-      END $$;
-      DROP FUNCTION entry_caps_enforce(int, bigint), entry_cap_totals(int, bigint[]), entry_correction_chain(int, bigint);
-      CREATE OR REPLACE FUNCTION entry_tags_rerank_changed() RETURNS trigger LANGUAGE plpgsql AS $$
-      BEGIN
-        IF TG_OP = 'INSERT' THEN
-          PERFORM entry_tags_rerank(ARRAY(SELECT DISTINCT entry_id FROM new_rows));
-        ELSIF TG_OP = 'DELETE' THEN
-          PERFORM entry_tags_rerank(ARRAY(SELECT DISTINCT entry_id FROM old_rows));
-        ELSIF pg_trigger_depth() = 1 THEN
-          PERFORM entry_tags_rerank(ARRAY(SELECT entry_id FROM old_rows UNION SELECT entry_id FROM new_rows));
-        END IF;
-        RETURN NULL;
-      END $$;
-      DROP FUNCTION entry_tags_rerank(int, bigint[]);
+      CREATE OR REPLACE FUNCTION entry_cap_totals(ids bigint[])
+        RETURNS TABLE (head_entry_id bigint, link_type text, live_cents numeric, amount_cents bigint)
+        LANGUAGE sql VOLATILE AS $$
+        SELECT t.* FROM (SELECT DISTINCT workspace_id FROM entries WHERE id = ANY (ids) ORDER BY 1) w,
+               LATERAL entry_cap_totals(w.workspace_id, ids) t
+      $$;
     `);
   },
 };
