@@ -88,14 +88,14 @@ export async function claimDue(limit: number): Promise<Claimed[]> {
 /** Claims due deliveries of one workspace, or of all of them (`undefined`, plain PostgreSQL). */
 function claimDueOf(workspaceId: number | undefined, limit: number): Promise<Claimed[]> {
   const now = clock.now();
-  const ofWorkspace = workspaceId === undefined ? '' : 'AND workspace_id = :workspaceId';
+  const ofWorkspace = (table: string) => (workspaceId === undefined ? '' : `AND ${table}.workspace_id = :workspaceId`);
   return db().query<Claimed>(
     `WITH due AS (
-       SELECT id, workspace_id FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= :now ${ofWorkspace}
+       SELECT id, workspace_id FROM webhook_deliveries WHERE status = 'PENDING' AND next_attempt_at <= :now ${ofWorkspace('webhook_deliveries')}
         ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED
      ), claimed AS (
        UPDATE webhook_deliveries d SET claim_token = :token, next_attempt_at = :leaseUntil
-         FROM due WHERE d.id = due.id AND d.workspace_id = due.workspace_id ${ofWorkspace.replace('workspace_id', 'd.workspace_id')}
+         FROM due WHERE d.id = due.id AND d.workspace_id = due.workspace_id ${ofWorkspace('d')}
        RETURNING d.id, d.workspace_id, d.claim_token, d.attempts, d.endpoint_id, d.event_id
      )${CLAIMED_SELECT}`,
     {
