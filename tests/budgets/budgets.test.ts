@@ -284,6 +284,22 @@ describe('budget.exceeded', () => {
     expect(events.map((x) => x.data.object.actualCents)).toEqual([110]);
   });
 
+  it('a PATCH of the lines reports a crossing again, against the new lines; a rename does not', async () => {
+    const ws = await entryWorld(api);
+    const b = await createBudget(ws, { lines: [{ entryType: 'EXPENSE', amountCents: 100 }] });
+    await createEntry(ws, { amountCents: 150, entryDate: '2026-01-05' });
+    expectOk(await api.patch(`/budgets/${b.id}`, { name: 'Renamed' }, { token: ws.token }), 'rename');
+    await createEntry(ws, { amountCents: 10, entryDate: '2026-01-06' }); // that line and period is reported already
+    expect(await exceededEvents(ws)).toHaveLength(1);
+    expectOk(await api.patch(`/budgets/${b.id}`, { lines: [{ entryType: 'EXPENSE', amountCents: 200 }] }, { token: ws.token }), 'lines');
+    await createEntry(ws, { amountCents: 50, entryDate: '2026-01-07' }); // 210 of the new 200
+    const events = await exceededEvents(ws);
+    expect(events.map((e) => [e.data.object.budgetCents, e.data.object.actualCents])).toEqual([
+      [100, 150],
+      [200, 210],
+    ]);
+  });
+
   it('racing entries publish it once', async () => {
     const ws = await entryWorld(api);
     await createBudget(ws, { lines: [{ entryType: 'EXPENSE', amountCents: 100 }] });
