@@ -28,8 +28,9 @@ export function wireDomainReactions(): void {
       // webhooks: entry.created (entry.refunded / reimbursed / corrected for a derived entry), as inserted
       // (unless the insert wrote them already: createdOutbox)
       if (!soFar.published) await entryEvents.created(tx, created, derived);
-      // budgets: budget.exceeded for each budget line and period the new entries took past its budget (CONTRACT §25)
-      await budgetReactions.afterEntriesChanged(tx, created);
+      // budgets: budget.exceeded for each budget line and period the new entries took past its budget (CONTRACT §25);
+      // skipped when the create found no budget in the workspace (newEntrySql.budgetsDue)
+      if (soFar.budgetsDue !== false) await budgetReactions.afterEntriesChanged(tx, created);
       // accounting/reviews: a QUEUED review for each connection that requires one (entry → UNDER_REVIEW);
       // skipped when the create found no such connection (newEntrySql.reviewsDue)
       if (soFar.reviewsDue === false) return [];
@@ -40,6 +41,8 @@ export function wireDomainReactions(): void {
       valuation: valuationSql,
       // accounting/reviews: whether queueForNewEntries would queue it (the connections it joins)
       reviewsDue: reviewReactions.dueSql,
+      // budgets: whether afterEntriesChanged has any budget line to check
+      budgetsDue: budgetReactions.dueSql,
     },
     createdOutbox(tx, created, derived) {
       // webhooks: the events of entryEvents.created, written by the insert of the entry itself

@@ -343,6 +343,39 @@ describe('POST /entries under group commit', () => {
     expect(xmins.length).toBeLessThan(3);
   });
 
+  it('a grouped create that takes a budget line past its amount publishes budget.exceeded once, with the books posted', async () => {
+    const ws = await buildWorkspace({ projects: 1 });
+    const owner = await actor(api, { workspaceId: ws.id });
+    const budget = await api.post(
+      '/budgets',
+      {
+        workspaceId: ws.id,
+        name: 'Plan',
+        period: 'MONTH',
+        startDate: '2026-03-01',
+        periods: 1,
+        lines: [{ entryType: 'EXPENSE', amountCents: 1_000 }],
+      },
+      { token: owner.token },
+    );
+    expect(budget.status).toBe(200);
+    // 4 × 300 = 1,200 of a 1,000 budget, all written in one shared transaction
+    const res = await sentTogether(
+      [0, 1, 2, 3].map(
+        (n) => () => api.post('/entries', expense(ws.projectIds[0], '2026-03-0' + (n + 1), 300, `plan ${n}`), { token: owner.token }),
+      ),
+    );
+    expect(res.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    const events = await api.get('/webhook-events', { token: owner.token, query: { workspaceId: ws.id, type: 'budget.exceeded' } });
+    expect(events.status).toBe(200);
+    expect(events.body.items.map((e: any) => [e.data.object.budgetId, e.data.object.period, e.data.object.actualCents])).toEqual([
+      [budget.body.id, '2026-03', 1_200],
+    ]);
+    const tb = await api.get('/ledger/trial-balance', { token: owner.token, query: { workspaceId: ws.id, asOf: '2026-03-31' } });
+    expect(tb.status).toBe(200);
+    expect(tb.body.totals).toMatchObject({ debitCents: 1_200, creditCents: 1_200 });
+  });
+
   it('rules run on each grouped create; one whose rule requests a document is written alone, after the others committed together', async () => {
     const w = await ruleWorld(api);
     await createRule(w, {

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../db/database.js';
+import type { Transaction } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 /**
  * The books' face for the ledger core (CONTRACT §23, DESIGN §2a): posting is a step of the core's story, in the
@@ -14,10 +14,12 @@ export type PostedEntry = { id: number | string; workspace_id: number };
 /** Posts the entries as they are now (any number, any workspaces): one round trip. */
 export async function postEntries(tx: Transaction, entries: readonly PostedEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  await db().query(
+  await preparedQuery(
+    tx,
+    'books_post_entries',
     `SELECT books_post_entries(w.ws, w.ids)
        FROM (SELECT t.ws, array_agg(t.id ORDER BY t.id) AS ids
                FROM unnest($1::int[], $2::bigint[]) AS t(ws, id) GROUP BY t.ws ORDER BY t.ws) w`,
-    { bind: [entries.map((e) => e.workspace_id), entries.map((e) => e.id)], type: QueryTypes.SELECT, transaction: tx },
+    [entries.map((e) => e.workspace_id), entries.map((e) => e.id)],
   );
 }

@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
-import { db, type Transaction } from '../../db/database.js';
+import type { Transaction } from '../../db/database.js';
+import { preparedQuery } from '../../db/prepared.js';
 import { clock } from '../../lib/clock.js';
 import type { BudgetExceeded } from '../../../shared/contracts/budgets.js';
 import { publishMany } from '../outbound-webhooks/index.js';
@@ -59,11 +59,7 @@ async function afterEntriesChanged(tx: Transaction, entries: readonly { id: numb
 }
 
 async function afterWorkspaceEntriesChanged(tx: Transaction, workspaceId: number, ids: number[]): Promise<void> {
-  const crossed = await db().query<Crossed>(EXCEEDED_SQL, {
-    bind: [ids, clock.now(), workspaceId],
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+  const crossed = await preparedQuery<Crossed>(tx, 'budgets_exceeded', EXCEEDED_SQL, [ids, clock.now(), workspaceId]);
   if (crossed.length === 0) return;
   await publishMany(
     tx,
@@ -80,4 +76,10 @@ async function afterWorkspaceEntriesChanged(tx: Transaction, workspaceId: number
   );
 }
 
-export const budgetReactions = { afterEntriesChanged };
+/**
+ * For the first statement of a create (newEntrySql): whether the workspace has a budget line at all. Without one
+ * no create can cross a budget, and afterEntriesChanged costs the create no statement.
+ */
+const dueSql = (ws: string) => `EXISTS (SELECT 1 FROM budget_lines l WHERE l.workspace_id = ${ws})`;
+
+export const budgetReactions = { afterEntriesChanged, dueSql };

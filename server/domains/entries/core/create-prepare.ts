@@ -23,13 +23,14 @@ export type Prepared = {
   fx_rate_date: string | null;
   amount_base_cents: number | null;
   reviews_due: boolean;
+  budgets_due: boolean;
 };
 
 /**
  * ONE statement before the insert: the shared period lock and the closed period at the date (migration 0019's
  * function, whose check runs with a snapshot taken after the lock), the workspace's MANUAL source, an id for
  * the new entry, which of the named references are usable ids of the workspace, the valuation (fx) and
- * whether a connection will queue the entry for review (accounting). $1 ws, $2 date, $3 currency, $4 amount,
+ * whether a connection will queue the entry for review (accounting) and whether the workspace has budgets (budgets). $1 ws, $2 date, $3 currency, $4 amount,
  * $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check.
  */
 let prepareText: string | undefined;
@@ -44,7 +45,8 @@ const prepareSql = () =>
          ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
          ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
          v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due
+         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due,
+         ${reactions().newEntrySql.budgetsDue('$1::int')} AS budgets_due
     FROM (SELECT 1) one
     LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
 
@@ -142,7 +144,8 @@ const prepareManySql = () =>
          ARRAY(SELECT id FROM entry_sources WHERE workspace_id = p.ws AND id = ANY (p.sources)) AS sources,
          ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = p.ws AND is_active AND id = ANY (p.categories)) AS categories,
          v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('p.ws', 'p.project_id')} AS reviews_due
+         ${reactions().newEntrySql.reviewsDue('p.ws', 'p.project_id')} AS reviews_due,
+         ${reactions().newEntrySql.budgetsDue('p.ws')} AS budgets_due
     FROM jsonb_to_recordset($1::jsonb)
       AS p(ws int, entry_date date, currency text, amount bigint, project_id int, projects int[], parties int[], tags int[],
            sources int[], categories uuid[], n int)

@@ -16,7 +16,7 @@ import {
   referencesAdded,
   type EntryDraft,
 } from './create.js';
-import { reactions, type PreparedNewEntries } from './reactions.js';
+import { reactions, type CreatedSoFar, type PreparedNewEntries } from './reactions.js';
 
 /** One POST /entries of a group: its draft, whose write it is, where it may write, and its caller's async context. */
 export type CreateRequest = {
@@ -35,7 +35,7 @@ type Ruled = { request: CreateRequest; index: number; draft: EntryDraft; ruled: 
  * Several creates of CONTRACT §5 in one transaction, set-based (group commit, issue 35): each is what
  * createEntryRow (create.ts) makes of it — the rules of §16 (trigger CREATE), the same checks in the same order
  * with the same errors, PENDING, valued (§17), its items, payments, tags, ENTRY_CREATED and RULE_APPLIED events by
- * its own actor, its outbound events, its reviews — but one statement checks all of them and one inserts all of
+ * its own actor, its outbound events, its reviews, its budget.exceeded — but one statement checks all of them and one inserts all of
  * them. A bad request gets its own error and is not written; the others are. A request whose rules request
  * documents changes after its insert, which only createEntryRow handles: it is left to be created alone.
  */
@@ -59,7 +59,7 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
   }
   const verdicts = ruled.length ? await prepareMany(tx, ruled.map(checksOf)) : [];
   const now = clock.now();
-  const writes: { r: Ruled; entry: GroupedNewEntry; expected: EntryRow; reviewsDue: boolean }[] = [];
+  const writes: { r: Ruled; entry: GroupedNewEntry; expected: EntryRow; owed: CreatedSoFar }[] = [];
   for (const [i, r] of ruled.entries()) {
     const verdict = verdicts[i];
     if ('error' in verdict) {
@@ -80,7 +80,7 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
       r,
       entry: { row: expected, items: fields.items, transactions: fields.transactions, tagIds: fields.tagIds, events },
       expected,
-      reviewsDue: prepared.reviews_due,
+      owed: { published: true, reviewsDue: prepared.reviews_due, budgetsDue: prepared.budgets_due },
     });
   }
   if (writes.length === 0) return outcomes;
@@ -98,11 +98,11 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
       )
     ).map((row) => [Number(row.id), row]),
   );
-  for (const { r, entry, expected, reviewsDue } of writes) {
+  for (const { r, entry, expected, owed } of writes) {
     let row = rows.get(Number(entry.row.id));
     if (!row) throw new Error(`create: entry ${entry.row.id} of a group was not inserted`);
     assertInsertedAsExpected(row, expected);
-    if (reviewsDue) row = await r.request.inContext(() => queueReviews(tx, row!, r.request.actor));
+    if (owed.reviewsDue || owed.budgetsDue) row = await r.request.inContext(() => reactAlone(tx, row!, r.request.actor, owed));
     outcomes[r.index] = { row };
   }
   // CONTRACT §23: the books post what the new entries post, one statement for the group
@@ -128,8 +128,11 @@ const checksOf = ({ request: { given }, draft }: Ruled): PrepareRequest => ({
   ],
 });
 
-/** The reviews its connections require (entriesCreated; its outbound events went with the insert), by its own actor. */
-async function queueReviews(tx: Transaction, row: EntryRow, actor: EventActor): Promise<EntryRow> {
-  const effects = await reactions().entriesCreated(tx, [row], actor, undefined, { published: true, reviewsDue: true });
+/**
+ * What entriesCreated still owes one new entry of the group, by its own actor: the reviews its connections require,
+ * the budgets it may take past a line (its outbound events went with the insert).
+ */
+async function reactAlone(tx: Transaction, row: EntryRow, actor: EventActor, owed: CreatedSoFar): Promise<EntryRow> {
+  const effects = await reactions().entriesCreated(tx, [row], actor, undefined, owed);
   return (await applyEffects(tx, effects, actor)) ? reloadRow(tx, row.id) : row;
 }

@@ -78,7 +78,7 @@ export async function createEntryRow(
     await assertCaps(tx, row.workspace_id, [row.id]);
   }
   if (ruled && (await applyEffects(tx, await ruled.afterInsert(tx, [row]), actor))) row = await reloadRow(tx, row.id);
-  const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due };
+  const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due, budgetsDue: prepared.budgets_due };
   if (await applyEffects(tx, await reactions().entriesCreated(tx, [row], actor, derived, soFar), actor)) row = await reloadRow(tx, row.id);
   // CONTRACT §23: the books post what the new entry posts (ENTRY), in this transaction
   await postEntries(tx, [row]);

@@ -62,6 +62,8 @@ export type CreatedSoFar = {
   published?: boolean;
   /** the create's first statement found no connection that would queue it for review (newEntrySql.reviewsDue) */
   reviewsDue?: boolean;
+  /** the create's first statement found no budget the entry could take past its line (newEntrySql.budgetsDue) */
+  budgetsDue?: boolean;
 };
 
 /** A new entry's origin when it is a refund, reimbursement or correction of another. */
@@ -103,12 +105,13 @@ export type EntryReactions = {
   /**
    * SQL the first statement of a create evaluates for other domains, so that they cost no round trip of their own
    * (arguments are SQL expressions): the new entry's valuation of CONTRACT §17 (a subquery of at most one row:
-   * fx_rate, fx_rate_date, amount_base_cents; none without a rate) and whether entriesCreated will queue it for
-   * review (boolean).
+   * fx_rate, fx_rate_date, amount_base_cents; none without a rate), whether entriesCreated will queue it for
+   * review and whether it has budgets to check (booleans).
    */
   newEntrySql: {
     valuation(ws: string, currency: string, entryDate: string, amount: string): string;
     reviewsDue(ws: string, projectId: string): string;
+    budgetsDue(ws: string): string;
   };
   /**
    * The outbound events entriesCreated publishes for these new entries, as CTEs the insert of the entry runs
