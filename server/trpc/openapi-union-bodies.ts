@@ -1,6 +1,7 @@
 import { z } from 'zod/v4';
 import type { OpenAPIObject } from 'trpc-to-openapi';
 import * as entries from '../../shared/contracts/entries.js';
+import * as booksWrite from '../../shared/contracts/books-write.js';
 import { appRouter } from './router.js';
 import type { RouteMeta } from './init.js';
 
@@ -22,17 +23,48 @@ const UNION_BODIES: ReadonlyArray<{ input: z.ZodType; name: string; body: z.ZodT
   },
 ];
 
+/**
+ * Components that are one of closed variants without a field to tell them apart (a journal line: exactly one of
+ * debitCents or creditCents). The input reads the component's permissive object and the service refuses the
+ * others after the caller's access; the document shows the component as a `oneOf` of its named variants.
+ */
+const UNION_COMPONENTS: ReadonlyArray<{ name: string; description: string; variants: [z.ZodType, string][] }> = [
+  {
+    name: 'ManualJournalLine',
+    description: 'exactly one of debitCents or creditCents',
+    variants: [
+      [booksWrite.ManualJournalDebitLine, 'ManualJournalDebitLine'],
+      [booksWrite.ManualJournalCreditLine, 'ManualJournalCreditLine'],
+    ],
+  },
+];
+
 let registered = false;
 
-/** The unions, for generateOpenApiDocument's `defs` (so they are rendered as components), their variants named. */
+/**
+ * The unions and the variants of UNION_COMPONENTS, for generateOpenApiDocument's `defs` (so they are rendered as
+ * components), every variant named.
+ */
 export function unionBodyComponents(): Record<string, z.ZodType> {
   if (!registered) {
     registered = true;
-    for (const { variants } of UNION_BODIES) {
+    for (const { variants } of [...UNION_BODIES, ...UNION_COMPONENTS]) {
       for (const [schema, id] of variants) z.globalRegistry.add(schema, { ...(z.globalRegistry.get(schema) ?? {}), id });
     }
   }
-  return Object.fromEntries(UNION_BODIES.map(({ name, body }) => [name, body]));
+  return Object.fromEntries([
+    ...UNION_BODIES.map(({ name, body }) => [name, body] as const),
+    ...UNION_COMPONENTS.flatMap(({ variants }) => variants.map(([schema, id]) => [id, schema] as const)),
+  ]);
+}
+
+/** Each component of UNION_COMPONENTS as the `oneOf` of its variants. */
+export function unionComponents(doc: OpenAPIObject): void {
+  const schemas = doc.components?.schemas as Record<string, unknown> | undefined;
+  for (const { name, description, variants } of UNION_COMPONENTS) {
+    if (!schemas?.[name]) throw new Error(`openapi: no component ${name} to document as a union`);
+    schemas[name] = { oneOf: variants.map(([, id]) => ({ $ref: `#/components/schemas/${id}` })), description };
+  }
 }
 
 type Procedure = { _def: { meta?: RouteMeta; inputs: unknown[] } };

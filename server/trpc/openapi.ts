@@ -6,7 +6,7 @@ import { normaliseErrorResponses } from './openapi-errors.js';
 import { addSuccessHeaders } from './openapi-success-headers.js';
 import { registerComponentIds } from './openapi-components.js';
 import { describeRequestBodies } from './openapi-request-bodies.js';
-import { unionBodyComponents, unionRequestBodies } from './openapi-union-bodies.js';
+import { unionBodyComponents, unionComponents, unionRequestBodies } from './openapi-union-bodies.js';
 import { declareIdempotency } from './openapi-idempotency.js';
 import {
   csvMappingAmountSource,
@@ -103,6 +103,7 @@ export function buildOpenApiDocument(version: OpenApiVersion = '3.1.0'): OpenAPI
   namePages(doc);
   tuplesAsArrays(doc);
   unionRequestBodies(doc);
+  unionComponents(doc);
   describeRequestBodies(doc);
   if (v30) downloadsAsBinary(doc);
   integerBoundsInclusive(doc);

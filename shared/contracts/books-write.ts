@@ -40,15 +40,30 @@ export const PutRolesInput = z
 
 const PositiveCents = z.number().int().positive().max(1_000_000_000_000_000);
 
+const LINE_DESCRIPTION = z.string().max(500).optional();
+
+/**
+ * A manual journal line as the service reads it: the 400 for a line with both or neither amounts comes after the
+ * caller's access (a 403/404 first). The document shows it as what it accepts, one of the two closed variants
+ * below (server/trpc/openapi-union-bodies.ts).
+ */
 export const ManualJournalLine = z
   .object({
     categoryId: Uuid,
     debitCents: PositiveCents.optional(),
     creditCents: PositiveCents.optional(),
-    description: z.string().max(500).optional(),
+    description: LINE_DESCRIPTION,
   })
   .strict()
   .describe('exactly one of debitCents or creditCents (400 otherwise, checked after the caller’s access)');
+export const ManualJournalDebitLine = z
+  .object({ categoryId: Uuid, debitCents: PositiveCents, description: LINE_DESCRIPTION })
+  .strict()
+  .describe('a debit line');
+export const ManualJournalCreditLine = z
+  .object({ categoryId: Uuid, creditCents: PositiveCents, description: LINE_DESCRIPTION })
+  .strict()
+  .describe('a credit line');
 
 export const ManualJournalInput = z
   .object({
@@ -59,7 +74,13 @@ export const ManualJournalInput = z
     lines: z
       .array(ManualJournalLine)
       .max(200)
-      .meta({ minItems: 2 })
+      .meta({
+        minItems: 2,
+        example: [
+          { categoryId: '3f2b8c1e-5d4a-4e7b-9c21-8a6f0d3e1b57', debitCents: 125_000, description: 'Accrued consulting' },
+          { categoryId: '8a6f0d3e-1b57-4e7b-9c21-3f2b8c1e5d4a', creditCents: 125_000 },
+        ],
+      })
       .describe('2 to 200 lines (fewer: 400, checked after the caller’s access)'),
   })
   .strict();
