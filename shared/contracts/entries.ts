@@ -197,6 +197,12 @@ export const UpdateStatusInput = z
     if (!EntryStatusChange.safeParse({ status, reason }).success) {
       ctx.addIssue({ code: 'custom', path: ['reason'], message: `A reason is required to set ${status}` });
     }
+  })
+  // the same rule for a reader of this object's JSON Schema (an MCP client: a tool's input is one object)
+  .meta({
+    allOf: [
+      { if: { properties: { status: { enum: [...STATUSES_NEEDING_REASON] } }, required: ['status'] }, then: { required: ['reason'] } },
+    ],
   });
 export const VoidEntryInput = z.object({ id: BigIntId, reason: Reason }).strict();
 export const RefundInput = z

@@ -120,6 +120,18 @@ describe('tools/list', () => {
     });
     expect(voidEntry.inputSchema.required).toEqual(expect.arrayContaining(['id', 'reason']));
     expect(byName.get('listEntries')!.inputSchema.properties).not.toHaveProperty('confirm');
+    // CONTRACT §5: a reason is required to set REJECTED, CANCELLED or VOIDED, and the tool's one object says so
+    const statusTool = byName.get('updateEntryStatus')!.inputSchema as any;
+    expect(statusTool.type).toBe('object');
+    expect(statusTool.required).toEqual(expect.arrayContaining(['id', 'status']));
+    expect(statusTool.required).not.toContain('reason');
+    expect(statusTool.allOf).toEqual([
+      {
+        if: { properties: { status: { enum: expect.arrayContaining(['REJECTED', 'CANCELLED', 'VOIDED']) } }, required: ['status'] },
+        then: { required: ['reason'] },
+      },
+    ]);
+    expect(statusTool.allOf[0].if.properties.status.enum).toHaveLength(3);
   });
 
   it('shows a read-only caller only what its permissions allow, and refuses the rest with 403', async () => {
