@@ -29,9 +29,10 @@ export type Prepared = {
 /**
  * ONE statement before the insert: the shared period lock and the closed period at the date (migration 0019's
  * function, whose check runs with a snapshot taken after the lock), the workspace's MANUAL source, an id for
- * the new entry, which of the named references are usable ids of the workspace, the valuation (fx) and
- * whether a connection will queue the entry for review (accounting) and whether the workspace has budgets (budgets). $1 ws, $2 date, $3 currency, $4 amount,
- * $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check.
+ * the new entry, which of the named references are usable ids of the workspace, the valuation (fx), whether a
+ * connection will queue the entry for review (accounting) and whether the workspace has budgets (budgets). $1 ws,
+ * $2 date, $3 currency, $4 amount, $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources,
+ * $10 categories to check.
  */
 let prepareText: string | undefined;
 const prepareSql = () =>

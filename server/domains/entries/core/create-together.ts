@@ -3,7 +3,7 @@ import { clock } from '../../../lib/clock.js';
 import { reloadRow, type EntryRow } from '../entry-rows.js';
 import { createdChain } from '../entry-writes.js';
 import { insertEntriesTogether, type GroupedNewEntry } from '../entry-writes-many.js';
-import type { EventActor } from '../audit-events.js';
+import { SYSTEM, type EventActor } from '../audit-events.js';
 import { manualSourceId } from '../references.js';
 import { prepareMany, type PrepareRequest } from './create-prepare.js';
 import { applyEffects } from './change.js';
@@ -16,7 +16,7 @@ import {
   referencesAdded,
   type EntryDraft,
 } from './create.js';
-import { reactions, type CreatedSoFar, type PreparedNewEntries } from './reactions.js';
+import { reactions, type PreparedNewEntries } from './reactions.js';
 
 /** One POST /entries of a group: its draft, whose write it is, where it may write, and its caller's async context. */
 export type CreateRequest = {
@@ -59,7 +59,7 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
   }
   const verdicts = ruled.length ? await prepareMany(tx, ruled.map(checksOf)) : [];
   const now = clock.now();
-  const writes: { r: Ruled; entry: GroupedNewEntry; expected: EntryRow; owed: CreatedSoFar }[] = [];
+  const writes: { r: Ruled; entry: GroupedNewEntry; expected: EntryRow; owed: { reviewsDue: boolean; budgetsDue: boolean } }[] = [];
   for (const [i, r] of ruled.entries()) {
     const verdict = verdicts[i];
     if ('error' in verdict) {
@@ -80,7 +80,7 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
       r,
       entry: { row: expected, items: fields.items, transactions: fields.transactions, tagIds: fields.tagIds, events },
       expected,
-      owed: { published: true, reviewsDue: prepared.reviews_due, budgetsDue: prepared.budgets_due },
+      owed: { reviewsDue: prepared.reviews_due, budgetsDue: prepared.budgets_due },
     });
   }
   if (writes.length === 0) return outcomes;
@@ -98,13 +98,23 @@ export async function createEntryRowsTogether(tx: Transaction, requests: CreateR
       )
     ).map((row) => [Number(row.id), row]),
   );
+  const budgeted: EntryRow[] = [];
   for (const { r, entry, expected, owed } of writes) {
     let row = rows.get(Number(entry.row.id));
     if (!row) throw new Error(`create: entry ${entry.row.id} of a group was not inserted`);
     assertInsertedAsExpected(row, expected);
-    if (owed.reviewsDue || owed.budgetsDue) row = await r.request.inContext(() => reactAlone(tx, row!, r.request.actor, owed));
+    if (owed.reviewsDue) row = await r.request.inContext(() => queueReviews(tx, row!, r.request.actor));
+    if (owed.budgetsDue) budgeted.push(row);
     outcomes[r.index] = { row };
   }
+  // CONTRACT §25: budget.exceeded for the lines the group's entries took past their budgets, one statement per
+  // workspace (a budget event names no actor; without reviews due, entriesCreated checks the budgets and nothing else)
+  if (budgeted.length > 0)
+    await applyEffects(
+      tx,
+      await reactions().entriesCreated(tx, budgeted, SYSTEM, undefined, { published: true, reviewsDue: false }),
+      SYSTEM,
+    );
   // CONTRACT §23: the books post what the new entries post, one statement for the group
   await postEntries(
     tx,
@@ -128,11 +138,8 @@ const checksOf = ({ request: { given }, draft }: Ruled): PrepareRequest => ({
   ],
 });
 
-/**
- * What entriesCreated still owes one new entry of the group, by its own actor: the reviews its connections require,
- * the budgets it may take past a line (its outbound events went with the insert).
- */
-async function reactAlone(tx: Transaction, row: EntryRow, actor: EventActor, owed: CreatedSoFar): Promise<EntryRow> {
-  const effects = await reactions().entriesCreated(tx, [row], actor, undefined, owed);
+/** The reviews its connections require (entriesCreated; its outbound events went with the insert, its budgets are checked with the group's), by its own actor. */
+async function queueReviews(tx: Transaction, row: EntryRow, actor: EventActor): Promise<EntryRow> {
+  const effects = await reactions().entriesCreated(tx, [row], actor, undefined, { published: true, reviewsDue: true, budgetsDue: false });
   return (await applyEffects(tx, effects, actor)) ? reloadRow(tx, row.id) : row;
 }
