@@ -12,12 +12,18 @@ beforeAll(async () => {
 /** `undefined`: the file part has no Content-Type header at all (what FormData cannot send). */
 type FilePart = { bytes: Buffer; name?: string; contentType?: string };
 
+/** A form field's text and, when it has one, its part's Content-Type. */
+type FieldPart = string | { text: string; contentType: string };
+
 /** A multipart body written by hand: a `documentType` field (unless null) and the `file` part. */
-function multipart(file: FilePart, documentType: string | null = 'BASIS'): { body: Buffer; contentType: string } {
+function multipart(file: FilePart, documentType: FieldPart | null = 'BASIS'): { body: Buffer; contentType: string } {
   const boundary = `----part-${randomUUID()}`;
   const chunks: Buffer[] = [];
   if (documentType !== null) {
-    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="documentType"\r\n\r\n${documentType}\r\n`));
+    const field = typeof documentType === 'string' ? { text: documentType, contentType: undefined } : documentType;
+    const header = ['Content-Disposition: form-data; name="documentType"'];
+    if (field.contentType) header.push(`Content-Type: ${field.contentType}`);
+    chunks.push(Buffer.from(`--${boundary}\r\n${header.join('\r\n')}\r\n\r\n${field.text}\r\n`));
   }
   const headers = [`Content-Disposition: form-data; name="file"; filename="${file.name ?? 'upload.bin'}"`];
   if (file.contentType !== undefined) headers.push(`Content-Type: ${file.contentType}`);
@@ -25,7 +31,7 @@ function multipart(file: FilePart, documentType: string | null = 'BASIS'): { bod
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-function send(w: EntryWorld, path: string, file: FilePart, opts: { documentType?: string | null; headers?: Record<string, string> } = {}) {
+function send(w: EntryWorld, path: string, file: FilePart, opts: { documentType?: FieldPart | null; headers?: Record<string, string> } = {}) {
   const { body, contentType } = multipart(file, opts.documentType);
   return api.request('POST', path, {
     token: w.token,
@@ -90,5 +96,43 @@ describe('a file part without a Content-Type header declares nothing (CONTRACT Â
     const res = await send(w, path, { bytes: pdf('fulfil'), name: 'scan.pdf' }, { documentType: null });
     expect(res.status, res.text).toBe(200);
     expect(res.body).toMatchObject({ status: 'UPLOADED', mimeType: 'application/pdf' });
+  });
+});
+
+describe('a form field sent as an application/json part holds a JSON value (what Java\'s okhttp client sends)', () => {
+  const json = (text: string, contentType = 'application/json') => ({ text, contentType });
+  const sendField = (w: EntryWorld, entryId: number, documentType: FieldPart, seed: string) =>
+    send(w, `/entries/${entryId}/documents/upload`, { bytes: pdf(seed), name: 'receipt.pdf' }, { documentType });
+
+  it('a JSON string is the field\'s text', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    const res = await sendField(w, entry.id, json('"PAYMENT_PROOF"'), 'json 1');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.documentType).toBe('PAYMENT_PROOF');
+    const withCharset = await sendField(w, entry.id, json('"SUPPORTING"', 'application/json; charset=utf-8'), 'json 2');
+    expect(withCharset.status, withCharset.text).toBe(200);
+    expect(withCharset.body.documentType).toBe('SUPPORTING');
+  });
+
+  it('JSON text that is not JSON, or not a scalar, is a 400 naming the field; nothing is stored', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    for (const [text, says] of [
+      ['SUPPORTING', 'is not JSON'],
+      ['{"documentType":"BASIS"}', 'must be a JSON string'],
+      ['["BASIS"]', 'must be a JSON string'],
+    ] as const) {
+      const res = await sendField(w, entry.id, json(text), text);
+      expectErrorBody(res, 400, 'BAD_REQUEST');
+      expect(res.body.message).toContain('"documentType"');
+      expect(res.body.message).toContain(says);
+    }
+    expect(await documentRowCount('entry_id = :id', { id: entry.id })).toBe(0);
+  });
+
+  it('a plain field is taken as it is: quotes there are part of the value (400)', async () => {
+    const { w, entry } = await entryWithWorld(api);
+    expectErrorBody(await sendField(w, entry.id, '"BASIS"', 'plain'), 400, 'BAD_REQUEST');
+    expectErrorBody(await sendField(w, entry.id, { text: '"BASIS"', contentType: 'text/plain' }, 'text'), 400, 'BAD_REQUEST');
+    expect(await documentRowCount('entry_id = :id', { id: entry.id })).toBe(0);
   });
 });

@@ -6,12 +6,13 @@ import { CACHE_DIR, OPENAPI_30, REPO, run, walkWorld, WALK_STEPS } from './harne
 /**
  * Issues 30 and 52: the Java client that openapi-generator (Maven plugin 7.25.0, the newest whose
  * modules this registry serves together: 7.27.0 is listed, its openapi-generator-core is not; generator
- * `java`, library `native`) generates from the committed openapi-3.0.json (its CSV download is
- * `format: binary` there, which the native client hands back as a File) builds and walks the service.
- * A failed call's §2 body is read as the generated ErrorBody with the client's own ObjectMapper (a
- * typed 404). The webhook signature is checked with the Standard Webhooks Java library. Versions are
- * pinned in java/pom.xml; the project is copied to the cache dir and built there (generated code never
- * in the repo).
+ * `java` with its default library `okhttp-gson`) generates from the committed openapi-3.0.json (its CSV
+ * download is `format: binary` there, handed back as a File) builds and walks the service. With
+ * errorObjectType ErrorBody a failed call's §2 body is typed on the exception (`getErrorObject()`, a
+ * typed 404 and 409). The client sends an enum form field as an `application/json` part (`"BASIS"`),
+ * which the service reads as JSON. The webhook signature is checked with the Standard Webhooks Java
+ * library. Versions are pinned in java/pom.xml; the project is copied to the cache dir and built there
+ * (generated code never in the repo).
  */
 
 /** Model classes named by position (`RuleConditionAnyOf9`, `…OneOf1`): each an anonymous schema that needs a name. */
@@ -22,7 +23,7 @@ function positionalModels(modelsDir: string): string[] {
 const SOURCE = path.join(REPO, 'tests/generated-clients/java');
 const WORK = path.join(CACHE_DIR, 'java-walk');
 
-describe('Java client (openapi-generator, native)', () => {
+describe('Java client (openapi-generator, okhttp-gson)', () => {
   it('is generated from openapi-3.0.json, compiles, and walks the service', async () => {
     const world = await walkWorld();
     rmSync(WORK, { recursive: true, force: true });

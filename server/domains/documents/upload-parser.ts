@@ -38,11 +38,13 @@ function watchPartHeaders(busboy: Busboy, onHeader: (header: PartHeader) => void
 }
 
 /**
- * The type the file part declares: its `Content-Type` as busboy read it, null when the part has
- * no such header; undefined until busboy emits the file (or if its internals change: then busboy's
- * own value stands, as before).
+ * What the parts declare. `type`: the file part's `Content-Type` as busboy read it, null when the
+ * part has no such header; undefined until busboy emits the file (or if its internals change: then
+ * busboy's own value stands, as before). `jsonFields`: the form fields sent as `application/json`
+ * parts (RFC 7578 lets a field declare its type; Java's okhttp client sends an enum field that way,
+ * as `"BASIS"` with its quotes).
  */
-type Declared = { type?: string | null };
+type Declared = { type?: string | null; jsonFields: Set<string> };
 
 /** A keyed request's body was already read whole, to fingerprint it (server/http/idempotency-request.ts): busboy reads that copy. */
 const streamHandlerFor = (declared: Declared) => (req: Request, busboy: Busboy) => {
@@ -50,6 +52,9 @@ const streamHandlerFor = (declared: Declared) => (req: Request, busboy: Busboy) 
   watchPartHeaders(busboy, (header) => (lastHeader = header));
   busboy.prependListener('file', (name: string, _stream: unknown, info: { mimeType: string }) => {
     if (name === 'file' && lastHeader) declared.type = lastHeader['content-type'] === undefined ? null : info.mimeType;
+  });
+  busboy.prependListener('field', (name: string, _value: unknown, info: { mimeType: string }) => {
+    if (info.mimeType === 'application/json') declared.jsonFields.add(name);
   });
   return req.rawBody ? busboy.end(req.rawBody) : req.pipe(busboy);
 };
@@ -90,11 +95,33 @@ export async function receiveFile(req: Request, res: Response): Promise<{ file: 
     if (!hasBody(req)) throw badRequest('A multipart/form-data body with a "file" part is required');
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'The body must be multipart/form-data');
   }
-  const declared: Declared = {};
+  const declared: Declared = { jsonFields: new Set() };
   const parser = parserFor(runtime().config.UPLOAD_LIMIT_BYTES, declared);
   await new Promise<void>((resolve, reject) => parser(req, res, (err?: unknown) => (err ? reject(toAppError(err)) : resolve())));
   if (!req.file) throw badRequest('The "file" part is missing');
   const declaredType = declared.type === undefined ? req.file.mimetype : declared.type;
   const file = { bytes: req.file.buffer, fileName: req.file.originalname, declaredType };
-  return { file, fields: { ...(req.body as Record<string, unknown>) } };
+  return { file, fields: decodeJsonFields({ ...(req.body as Record<string, unknown>) }, declared.jsonFields) };
+}
+
+/**
+ * A field sent as an `application/json` part holds a JSON value: a string, number or boolean is
+ * read as the text a plain field would carry (`"BASIS"` → `BASIS`, `12` → `12`), null as a field
+ * not sent; anything else, or text that is not JSON, is a 400 naming the part.
+ */
+function decodeJsonFields(fields: Record<string, unknown>, jsonFields: ReadonlySet<string>): Record<string, unknown> {
+  for (const name of jsonFields) {
+    const raw = fields[name];
+    if (typeof raw !== 'string') throw badRequest(`Send the form field "${name}" once`);
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw badRequest(`The form field "${name}" is declared application/json but is not JSON`);
+    }
+    if (value === null) delete fields[name];
+    else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') fields[name] = String(value);
+    else throw badRequest(`The form field "${name}" must be a JSON string, number or boolean`);
+  }
+  return fields;
 }

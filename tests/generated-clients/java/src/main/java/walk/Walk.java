@@ -48,7 +48,7 @@ import java.util.UUID;
 import java.util.stream.Collectors;
 
 /**
- * The walk of issue 30 through the Java client openapi-generator (java, native) generates from the
+ * The walk of issue 30 through the Java client openapi-generator (java, okhttp-gson) generates from the
  * committed document. BASE_URL, EMAIL, PASSWORD, HOOK_URL, HOOK_INBOX come from the environment.
  * Prints one `ok <step>` line per step and `walk passed`; exits 1 naming the step that failed.
  */
@@ -82,11 +82,11 @@ public final class Walk {
 
   private static void walk() throws Exception {
     ApiClient client = new ApiClient();
-    client.updateBaseUri(System.getenv("BASE_URL"));
+    client.setBasePath(System.getenv("BASE_URL"));
     TokenResponse token =
         new AuthApi(client).login(new LoginRequest().email(System.getenv("EMAIL")).password(System.getenv("PASSWORD")), null);
     step("login");
-    client.setRequestInterceptor(request -> request.header("Authorization", "Bearer " + token.getAccessToken()));
+    client.setBearerToken(token.getAccessToken());
 
     Workspace workspace =
         new WorkspacesApi(client).createWorkspace(new CreateWorkspaceRequest().name("Java client").baseCurrency("USD"), null);
@@ -159,18 +159,18 @@ public final class Walk {
       entries.refundEntry(entry.getId(), new RefundEntryRequest().amountCents(250_001L), null);
       fail("refund above amount", "no error");
     } catch (ApiException e) {
-      ErrorBody error = client.getObjectMapper().readValue(e.getResponseBody(), ErrorBody.class);
+      ErrorBody error = e.getErrorObject();
       if (e.getCode() != 409 || !"CONFLICT".equals(error.getCode())) fail("refund above amount", e.getCode() + " " + error);
     }
     step("refund above amount is a typed 409");
 
-    // a failed call's §2 error body {message, code, issues?}: the generated ErrorBody, read with the
-    // client's own ObjectMapper (the native library's ApiException carries the body as it came)
+    // a failed call's §2 error body {message, code, issues?}: the generated ErrorBody, typed on the
+    // exception (errorObjectType ErrorBody)
     try {
       entries.getEntry(9_007_199_254_740_991L);
       fail("missing entry", "no error");
     } catch (ApiException e) {
-      ErrorBody error = client.getObjectMapper().readValue(e.getResponseBody(), ErrorBody.class);
+      ErrorBody error = e.getErrorObject();
       if (e.getCode() != 404 || !"NOT_FOUND".equals(error.getCode()) || error.getMessage().isEmpty()) {
         fail("missing entry", e.getCode() + " " + error);
       }
@@ -187,7 +187,7 @@ public final class Walk {
         HttpClient.newHttpClient()
             .send(HttpRequest.newBuilder(URI.create(System.getenv("HOOK_INBOX"))).build(), HttpResponse.BodyHandlers.ofString());
     @SuppressWarnings("unchecked")
-    Map<String, Object> received = client.getObjectMapper().readValue(inbox.body(), Map.class);
+    Map<String, Object> received = client.getJSON().getGson().fromJson(inbox.body(), Map.class);
     @SuppressWarnings("unchecked")
     Map<String, String> sent = (Map<String, String>) received.get("headers");
     String payload = (String) received.get("body");
@@ -201,7 +201,7 @@ public final class Walk {
     } catch (com.standardwebhooks.exceptions.WebhookVerificationException expected) {
       // the signature covers the body
     }
-    WebhookTestEvent event = client.getObjectMapper().readValue(payload.getBytes(StandardCharsets.UTF_8), WebhookTestEvent.class);
+    WebhookTestEvent event = WebhookTestEvent.fromJson(payload);
     if (!event.getId().toString().equals(sent.get("webhook-id"))) fail("webhook signature verified", event);
     step("webhook signature verified");
   }
