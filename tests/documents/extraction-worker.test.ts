@@ -62,4 +62,21 @@ describe('the extraction worker (pg-boss)', () => {
       await worker.stop();
     }
   }, 90_000);
+
+  it("an upload's commit wakes the workers: read at once, not at the next poll", async () => {
+    const worker = await startExtractionWorker(runtime().config.DATABASE_URL!, { pollingIntervalSeconds: 60 });
+    try {
+      await new Promise((r) => setTimeout(r, 1_000)); // past the workers' first fetch: the next poll is a minute away
+      const started = Date.now();
+      const uploads = await Promise.all(
+        [1, 2, 3].map((n) =>
+          inboxed(api, w.token, w.workspaceId, invoiceXml({ number: `N-${n}`, issueDate: '2026-02-0' + n, totalCents: 100 * n })),
+        ),
+      );
+      for (const upload of uploads) await until(async () => (await statusOf(upload.id)) === 'DONE', 'a woken reading', 15_000);
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await worker.stop();
+    }
+  }, 60_000);
 });

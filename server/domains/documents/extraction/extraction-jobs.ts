@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import PgBoss from 'pg-boss';
 import { QueryTypes } from 'sequelize';
 import { db, transaction } from '../../../db/database.js';
@@ -105,10 +106,14 @@ export async function drainExtractions(): Promise<number> {
 
 export type ExtractionWorker = { boss: PgBoss; stop: () => Promise<void> };
 
-/** Starts pg-boss on `databaseUrl` with the reading queue, the sweep schedule and both workers. */
+/**
+ * Starts pg-boss on `databaseUrl` with the reading queue, the sweep schedule, the sweep worker and one reading
+ * worker per CPU (`concurrency`; a reading waits on storage and PostgreSQL as well as parsing). An upload's
+ * commit wakes them (nudgeExtraction); they poll every `pollingIntervalSeconds` only for work queued elsewhere.
+ */
 export async function startExtractionWorker(
   databaseUrl: string,
-  opts: { pollingIntervalSeconds?: number; schema?: string; batchSize?: number } = {},
+  opts: { pollingIntervalSeconds?: number; schema?: string; concurrency?: number } = {},
 ): Promise<ExtractionWorker> {
   const schema = opts.schema ?? 'pgboss';
   // DATABASE_URL may name several hosts (CONTRACT §22): pg-boss's pool then connects to the primary
@@ -129,16 +134,22 @@ export async function startExtractionWorker(
     await boss.createQueue(SWEEP_QUEUE, { name: SWEEP_QUEUE, policy: 'short', retryLimit: 0 });
     await boss.schedule(SWEEP_QUEUE, SWEEP_CRON, {}, { tz: 'UTC' });
   });
+  const workers: string[] = [];
   const send = (job: ExtractJob) => boss.send(EXTRACT_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.sha256}` });
   const sweep = async () => {
     for (const job of await dueJobs()) await send(job);
+    for (const id of workers) boss.notifyWorker(id);
   };
-  const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: opts.batchSize ?? 2 };
-  await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
-    for (const job of jobs) await processExtraction(job.data);
-  });
+  const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 };
+  for (let i = 0; i < (opts.concurrency ?? Math.max(2, availableParallelism())); i++) {
+    workers.push(
+      await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
+        for (const job of jobs) await processExtraction(job.data);
+      }),
+    );
+  }
   await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: work.pollingIntervalSeconds }, sweep);
-  setExtractionBoss(boss);
+  setExtractionBoss(boss, workers);
   await sweep(); // what was left PENDING while no instance ran
   return {
     boss,

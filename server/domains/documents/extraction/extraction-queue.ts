@@ -9,15 +9,25 @@ import { runtime } from '../../../runtime.js';
 export const EXTRACT_QUEUE = 'documents-extract';
 
 let boss: PgBoss | null = null;
-export const setExtractionBoss = (b: PgBoss | null) => (boss = b);
+let workerIds: string[] = [];
+/** This process's pg-boss and the ids of its reading workers (null, [] when it runs none). */
+export function setExtractionBoss(b: PgBoss | null, workers: string[] = []): void {
+  boss = b;
+  workerIds = workers;
+}
 
 export type ExtractJob = { workspaceId: number; sha256: string };
 
-/** After commit: queue the reading of (workspace, content); never throws (the sweep is the safety net). */
+/**
+ * After commit: queue the reading of (workspace, content) and wake this process's workers, which fetch it at
+ * once instead of at their next poll (issue 53: the poll is only the fallback, for other instances' uploads and
+ * retries); never throws (the sweep is the safety net).
+ */
 export async function nudgeExtraction(job: ExtractJob): Promise<void> {
   if (!boss) return;
   try {
     await boss.send(EXTRACT_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.sha256}` });
+    for (const id of workerIds) boss.notifyWorker(id);
   } catch (err) {
     runtime().logger.warn({ err, ...job }, 'could not queue a document reading (the sweep will)');
   }
