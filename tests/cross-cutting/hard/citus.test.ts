@@ -21,7 +21,8 @@ import { startReceiver } from '../../outbound-webhooks/receiver.js';
  * Then each route that locks one object by its id (parties, projects, tags, categories, rules, periods,
  * budgets, recurring entries, API keys, integrations, FX rates, bank accounts, connections, journal
  * reversal, a webhook endpoint's test and retry) answers 200: Citus runs a FOR UPDATE only when it names
- * the workspace. An entry's detail and related entries.
+ * the workspace. An entry's detail and related entries; an accounting push twice and the mappings' upserts (their
+ * ON CONFLICT on keys 0049 widened with workspace_id).
  * Not yet here (issue 50 stays open for them): the manual bank-match balance check (bank_match_state reads matches
  * by id alone, from a coordinator table), GET /ledger/verify, the scheduled pulls' claimer, review approval,
  * inbox attach, document review and the demo seed.
@@ -508,6 +509,73 @@ describe('routes that lock one object by its id, on Citus (each answered 500 bef
     } finally {
       await rx.close();
     }
+  });
+});
+
+describe("the accounting syncs' and mappings' upserts on Citus (their ON CONFLICT names a unique key Citus widened with workspace_id)", () => {
+  it('pushes an entry twice (one sync record), creates tax and party mappings (a second is a 409) and upserts a batch', async () => {
+    const { api, token, workspaceId, partyIds } = w;
+    const o = { token };
+    const connection = await api.post(
+      '/accounting/connections',
+      {
+        workspaceId,
+        providerType: 'MANUAL',
+        name: 'Citus books',
+        credentials: { apiKey: 'not-a-real-key' },
+        requireCompletenessForSync: false,
+        requireReview: false,
+      },
+      o,
+    );
+    expect(connection.status, connection.text).toBe(200);
+    const connectionId = connection.body.id as string;
+    const entry = await api.post(
+      '/entries',
+      {
+        projectId: w.projectId,
+        entryType: 'INCOME',
+        baseCurrency: 'USD',
+        amountCents: 7_700,
+        entryDate: '2026-03-16',
+        description: 'to push',
+      },
+      o,
+    );
+    expect([200, 201], entry.text).toContain(entry.status);
+    const push = () => api.post('/accounting/sync/push', { entryId: entry.body.id, connectionId }, o);
+    const first = await push();
+    expect(first.status, `${first.text}\n${server.output().slice(-3000)}`).toBe(200);
+    expect(first.body).toMatchObject({ connectionId, entryId: entry.body.id, status: 'SYNCED', externalId: `manual-${entry.body.id}` });
+    const again = await push();
+    expect(again.status, again.text).toBe(200);
+    expect(again.body).toMatchObject({ id: first.body.id, status: 'SYNCED' });
+
+    const tax = { connectionId, taxCode: 'VAT19', externalTaxCodeId: 'tax-19' };
+    const taxMapping = await api.post('/accounting/mappings/taxes', tax, o);
+    expect(taxMapping.status, taxMapping.text).toBe(200);
+    const taxAgain = await api.post('/accounting/mappings/taxes', tax, o);
+    expect(taxAgain.status, taxAgain.text).toBe(409);
+    expect(taxAgain.body).toMatchObject({ code: 'CONFLICT' });
+
+    const party = { connectionId, partyId: partyIds[0], externalId: 'ext-us', externalType: 'VENDOR', externalName: 'Us Ltd' };
+    const partyMapping = await api.post('/accounting/mappings/parties', party, o);
+    expect(partyMapping.status, partyMapping.text).toBe(200);
+    const partyAgain = await api.post('/accounting/mappings/parties', party, o);
+    expect(partyAgain.status, partyAgain.text).toBe(409);
+    const batch = await api.post(
+      '/accounting/mappings/parties/batch',
+      {
+        connectionId,
+        mappings: [
+          { partyId: partyIds[0], externalId: 'ext-us-2', externalType: 'VENDOR', externalName: 'Us Ltd' },
+          { partyId: partyIds[1], externalId: 'ext-them', externalType: 'CUSTOMER', externalName: 'Them Inc' },
+        ],
+      },
+      o,
+    );
+    expect(batch.status, batch.text).toBe(200);
+    expect(batch.body).toEqual({ created: 1, updated: 1 });
   });
 });
 
