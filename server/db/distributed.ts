@@ -68,3 +68,13 @@ export async function findByPkLocked<M extends Model>(model: ModelStatic<M>, id:
     lock: tx.LOCK.UPDATE,
   });
 }
+
+/**
+ * The target of an `ON CONFLICT` on a unique index that is not a constraint (`columns`, then its predicate when it is
+ * partial): migration 0049 gave every unique index `workspace_id` as its last column on Citus (Citus enforces uniqueness
+ * only within a shard), and an `ON CONFLICT` must name the columns of an index. Plain PostgreSQL keeps `(columns)`.
+ * A unique constraint keeps its name on both (`ON CONFLICT ON CONSTRAINT name`: no question asked).
+ */
+export async function conflictColumns(columns: string): Promise<string> {
+  return (await onCitus()) ? `(${columns}, workspace_id)` : `(${columns})`;
+}

@@ -224,11 +224,16 @@ AS $function$
     ),
     settle AS (
       SELECT e.id, e.entry_type, e.a, e.side, me.match_id, m.bank_account_id, COALESCE(ba.ledger_category_id, e.bank) AS bank_account,
-             books_open_day(ws, (SELECT max(l.booking_date) FROM bank_lines l WHERE l.workspace_id = ws AND l.match_id = me.match_id)) AS day
+             (SELECT min(c.day) FROM (SELECT b.last AS day UNION ALL
+                                      SELECT p.end_date + 1 FROM accounting_periods p
+                                       WHERE p.workspace_id = ws AND p.status = 'CLOSED' AND p.end_date >= b.last) c
+               WHERE NOT EXISTS (SELECT 1 FROM accounting_periods q
+                                  WHERE q.workspace_id = ws AND q.status = 'CLOSED' AND q.start_date <= c.day AND q.end_date >= c.day)) AS day
         FROM e
         JOIN bank_match_entries me ON me.entry_id = e.id AND me.workspace_id = ws
         JOIN bank_matches m ON m.id = me.match_id AND m.workspace_id = ws
         JOIN bank_accounts ba ON ba.id = m.bank_account_id AND ba.workspace_id = ws
+        CROSS JOIN LATERAL (SELECT max(l.booking_date) AS last FROM bank_lines l WHERE l.workspace_id = ws AND l.match_id = me.match_id) b
     )
     SELECT e.id, 'ENTRY', e.entry_date, NULL::uuid, NULL::uuid,
            CASE WHEN e.entry_type = 'INCOME' THEN 1 ELSE 1 + (SELECT max(p.of_n) FROM pl p WHERE p.entry_id = e.id) END,

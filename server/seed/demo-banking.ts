@@ -57,7 +57,7 @@ export async function seedDemoBanking(actor: Actor, ws: DemoWorkspace): Promise<
   // live USD entries whose (type, amount) no other live USD entry has: auto-match takes them unambiguously
   const entries = await db().query<Candidate>(
     `SELECT e.id, e.entry_type, e.amount_cents, e.entry_date, e.description, p.name AS party
-       FROM entries e LEFT JOIN parties p ON p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END
+       FROM entries e LEFT JOIN parties p ON p.workspace_id = e.workspace_id AND p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END
       WHERE e.workspace_id = :ws AND e.base_currency = 'USD' AND NOT e.is_reconciled
         AND e.entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED')
         AND (SELECT count(*) FROM entries o WHERE o.workspace_id = e.workspace_id AND o.base_currency = 'USD'

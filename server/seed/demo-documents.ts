@@ -17,7 +17,7 @@ export async function seedDemoDocuments(actor: Actor, ws: DemoWorkspace): Promis
     `SELECT e.id, e.entry_date::text, e.description, e.amount_cents, e.base_currency
        FROM entries e
       WHERE e.workspace_id = :ws AND e.entry_type = 'EXPENSE' AND e.entry_status NOT IN ('VOIDED', 'CANCELLED')
-        AND NOT EXISTS (SELECT 1 FROM entry_links l WHERE l.derived_entry_id = e.id)
+        AND NOT EXISTS (SELECT 1 FROM entry_links l WHERE l.workspace_id = e.workspace_id AND l.derived_entry_id = e.id)
       ORDER BY e.entry_date DESC, e.id DESC LIMIT 2`,
     { replacements: { ws: ws.workspaceId }, type: QueryTypes.SELECT },
   );
@@ -104,11 +104,11 @@ function demoUbl(o: { number: string; issueDate: string; currency: string; total
 async function seedDemoInbox(actor: Actor, ws: DemoWorkspace, taken: number[]): Promise<void> {
   const entries = await db().query<InboxCandidate>(
     `SELECT e.id, e.entry_date::text, e.description, e.amount_cents, e.base_currency, e.reference, p.name AS party
-       FROM entries e JOIN parties p ON p.id = e.to_party_id
+       FROM entries e JOIN parties p ON p.workspace_id = e.workspace_id AND p.id = e.to_party_id
       WHERE e.workspace_id = :ws AND e.entry_type = 'EXPENSE' AND e.entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED')
         AND e.id NOT IN (:taken) AND e.amount_cents > 0
-        AND NOT EXISTS (SELECT 1 FROM entry_documents d WHERE d.entry_id = e.id)
-        AND NOT EXISTS (SELECT 1 FROM entry_links l WHERE l.derived_entry_id = e.id)
+        AND NOT EXISTS (SELECT 1 FROM entry_documents d WHERE d.workspace_id = e.workspace_id AND d.entry_id = e.id)
+        AND NOT EXISTS (SELECT 1 FROM entry_links l WHERE l.workspace_id = e.workspace_id AND l.derived_entry_id = e.id)
         AND (SELECT count(*) FROM entries o WHERE o.workspace_id = e.workspace_id AND o.amount_cents = e.amount_cents
                AND o.base_currency = e.base_currency AND abs(o.entry_date - e.entry_date) <= 40) = 1
       ORDER BY e.entry_date DESC, e.id DESC LIMIT 2`,

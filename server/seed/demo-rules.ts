@@ -66,7 +66,7 @@ export async function seedDemoRules(actor: Actor, ws: DemoWorkspace): Promise<vo
   // CHANGES_REQUESTED review back to QUEUED (CONTRACT §5), and the demo shows every review state
   const [queue] = await db().query<{ first: string | null }>(
     `SELECT to_char(min(e.entry_date) - 1, 'YYYY-MM-DD') AS first
-       FROM accounting_reviews r JOIN entries e ON e.id = r.entry_id WHERE r.workspace_id = :ws`,
+       FROM accounting_reviews r JOIN entries e ON e.workspace_id = r.workspace_id AND e.id = r.entry_id WHERE r.workspace_id = :ws`,
     { replacements: { ws: ws.workspaceId }, type: QueryTypes.SELECT },
   );
   for (const rule of rules) await applyRule(actor, { id: rule.id, ...(queue.first ? { toDate: queue.first } : {}) });

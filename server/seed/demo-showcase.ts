@@ -99,8 +99,8 @@ async function bookAndPush(actor: Actor, ws: DemoWorkspace, entryId: number, day
   });
   await approveDocument(actor, entryId, doc.id);
   const [review] = await db().query<{ id: string; connection_id: string }>(
-    `SELECT id, connection_id FROM accounting_reviews WHERE entry_id = :entryId AND status = 'QUEUED'`,
-    { replacements: { entryId }, type: QueryTypes.SELECT },
+    `SELECT id, connection_id FROM accounting_reviews WHERE workspace_id = :ws AND entry_id = :entryId AND status = 'QUEUED'`,
+    { replacements: { ws: ws.workspaceId, entryId }, type: QueryTypes.SELECT },
   );
   if (!review) return;
   const [revenue] = await db().query<{ id: string }>(`SELECT id FROM accounting_categories WHERE workspace_id = :ws AND code = '4100'`, {

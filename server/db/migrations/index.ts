@@ -35,6 +35,7 @@ import { m0046 } from './0046-recurring-budgets.js';
 import { m0047 } from './0047-books-day-balances.js';
 import { m0048 } from './0048-citus-routable-books.js';
 import { m0049 } from './0049-citus.js';
+import { m0050 } from './0050-citus-settlement-day.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -74,6 +75,7 @@ export const migrations: Migration[] = [
   m0047,
   m0048,
   m0049,
+  m0050,
 ];
 
 const names = migrations.map((m) => m.name);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
+import { conflictColumns } from '../../db/distributed.js';
 import { clock } from '../../lib/clock.js';
 import { AppError, badRequest, parseInput } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
@@ -96,13 +97,14 @@ class LineWriter {
   };
 
   private async insert(columns: unknown[][]): Promise<number> {
+    const key = await conflictColumns('bank_account_id, fingerprint');
     const [{ n }] = await db().query<{ n: number }>(
       `WITH ins AS (
          INSERT INTO bank_lines (workspace_id, bank_account_id, statement_id, currency, created_at, booking_date, value_date, amount_cents,
            description, counterparty_name, counterparty_account, reference, external_id, fingerprint)
          SELECT $1::int, $2::uuid, $3::uuid, $4::text, $5::timestamptz, u.*
            FROM unnest($6::date[], $7::date[], $8::bigint[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::text[]) AS u
-         ON CONFLICT (bank_account_id, fingerprint) DO NOTHING
+         ON CONFLICT ${key} DO NOTHING
          RETURNING 1)
        SELECT count(*)::int AS n FROM ins`,
       { bind: [...this.fixed, ...columns], type: QueryTypes.SELECT, transaction: this.tx },

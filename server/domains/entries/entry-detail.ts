@@ -6,6 +6,7 @@ import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 import { preparedRows } from '../../db/prepared.js';
 import { ReadBatch } from '../../db/read-batch.js';
+import { onCitus } from '../../db/distributed.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type DocumentJson = Omit<DocumentObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
@@ -20,10 +21,10 @@ type DetailRow = EntryRow & {
   detail_to_party: PartyJson | null;
 };
 
-const partyJson = (column: string) => `(SELECT json_build_object(
+const partyJson = (column: string, same: (alias: string) => string) => `(SELECT json_build_object(
     'id', p.id, 'workspaceId', p.workspace_id, 'name', p.name, 'partyType', p.party_type, 'country', p.country,
     'email', p.email, 'taxId', p.tax_id, 'createdAt', p.created_at, 'updatedAt', p.updated_at)
-  FROM parties p WHERE p.id = e.${column})`;
+  FROM parties p WHERE p.id = e.${column}${same('p')})`;
 
 /**
  * The entries with their items, payments, tags, documents and parties: one statement, one round
@@ -36,7 +37,7 @@ const partyJson = (column: string) => `(SELECT json_build_object(
  * are named (no `e.*`): a prepared statement whose result columns change under it (a migration
  * adding a column) would fail with "cached plan must not change result type" until reconnection.
  */
-const DETAIL_SQL = `
+const detailSql = (same: (alias: string) => string) => `
 SELECT
   e.id, e.workspace_id, e.project_id, e.entry_source_id, e.entry_type, e.entry_status, e.status_reason,
   e.base_currency, e.amount_cents, e.from_party_id, e.to_party_id, e.entry_date, e.description, e.reference,
@@ -45,22 +46,33 @@ SELECT
   COALESCE((SELECT json_agg(json_build_object(
       'id', i.id, 'description', i.description, 'quantity', i.quantity::float8, 'unitAmountCents', i.unit_amount_cents,
       'amountCents', i.amount_cents, 'categoryId', i.category_id) ORDER BY i.position)
-    FROM entry_items i WHERE i.entry_id = e.id), '[]') AS detail_items,
+    FROM entry_items i WHERE i.entry_id = e.id${same('i')}), '[]') AS detail_items,
   COALESCE((SELECT json_agg(json_build_object(
       'id', t.id, 'transactionDate', t.transaction_date, 'amountCents', t.amount_cents, 'method', t.method,
       'externalRef', t.external_ref) ORDER BY t.transaction_date, t.id)
-    FROM entry_transactions t WHERE t.entry_id = e.id), '[]') AS detail_transactions,
+    FROM entry_transactions t WHERE t.entry_id = e.id${same('t')}), '[]') AS detail_transactions,
   COALESCE((SELECT json_agg(json_build_object('id', g.id, 'name', g.name, 'color', g.color) ORDER BY g.name, g.id)
-    FROM entry_tags et JOIN tags g ON g.id = et.tag_id WHERE et.entry_id = e.id), '[]') AS detail_tags,
+    FROM entry_tags et JOIN tags g ON g.id = et.tag_id${same('g')} WHERE et.entry_id = e.id${same('et')}), '[]') AS detail_tags,
   COALESCE((SELECT json_agg(json_build_object(
       'id', d.id, 'entryId', d.entry_id, 'documentName', d.document_name, 'documentType', d.document_type, 'status', d.status,
       'mimeType', d.mime_type, 'fileSize', d.file_size, 'sha256', d.sha256, 'uploadedBy', d.uploaded_by, 'approvedBy', d.approved_by,
       'comment', d.comment, 'rejectionReason', d.rejection_reason, 'createdAt', d.created_at, 'updatedAt', d.updated_at)
       ORDER BY d.created_at, d.id)
-    FROM entry_documents d WHERE d.entry_id = e.id), '[]') AS detail_documents,
-  ${partyJson('from_party_id')} AS detail_from_party,
-  ${partyJson('to_party_id')} AS detail_to_party
+    FROM entry_documents d WHERE d.entry_id = e.id${same('d')}), '[]') AS detail_documents,
+  ${partyJson('from_party_id', same)} AS detail_from_party,
+  ${partyJson('to_party_id', same)} AS detail_to_party
 FROM entries e WHERE e.id = ANY ($1::bigint[])`;
+
+/** Plain PostgreSQL: the statement as it always was (each subquery by the entry's id). */
+const DETAIL_SQL = detailSql(() => '');
+/**
+ * Citus: every subquery also names the entry's workspace (`x.workspace_id = e.workspace_id`), the
+ * distribution column of every table it reads, so each is co-located with the entry's row and the
+ * statement is pushed down to the shards whole (without it Citus refuses the correlated subqueries:
+ * "complex joins are only supported when all distributed tables are co-located and joined on their
+ * distribution columns"). The ids may be of several workspaces (a batch), so it runs on every shard.
+ */
+const DETAIL_SQL_CITUS = detailSql((alias) => ` AND ${alias}.workspace_id = e.workspace_id`);
 
 const iso = (text: string) => new Date(text).toISOString();
 
@@ -77,7 +89,9 @@ export const entryDetailReads = new ReadBatch<number, DetailRow>({
   lanes: 2,
   maxKeys: 32,
   load: async (ids) => {
-    const rows = await preparedRows<DetailRow>('entry-detail-v3', DETAIL_SQL, [ids]);
+    const rows = (await onCitus())
+      ? await preparedRows<DetailRow>('entry-detail-v3-citus', DETAIL_SQL_CITUS, [ids])
+      : await preparedRows<DetailRow>('entry-detail-v3', DETAIL_SQL, [ids]);
     return new Map(rows.map((row) => [Number(row.id), row]));
   },
 });

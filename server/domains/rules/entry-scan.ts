@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
+import { onCitus } from '../../db/distributed.js';
 import type { EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
 import { ledger } from '../entries/index.js';
 import type { RuleContext, RuleDraft } from './engine.js';
@@ -50,17 +51,29 @@ export type ScanCursor = { entryDate: string; id: number };
 
 export const SCAN_CHUNK = 500;
 
-const SCAN_SQL = (opts: { liveOnly: boolean; idsOnly: boolean }) => `
+/**
+ * On Citus (`citus`) every subquery and join also names the entry's workspace, the distribution column, so the statement
+ * runs whole on the workspace's shard group; and "in a closed period" is read in the statement itself rather than by
+ * closed_period_name(), whose own read of accounting_periods would run inside a query on a shard, which Citus refuses.
+ * Plain PostgreSQL keeps the statement as it was.
+ */
+const SCAN_SQL = (opts: { liveOnly: boolean; idsOnly: boolean; citus: boolean }) => {
+  const same = (alias: string) => (opts.citus ? ` AND ${alias}.workspace_id = e.workspace_id` : '');
+  const closed = opts.citus
+    ? `EXISTS (SELECT 1 FROM accounting_periods p WHERE p.workspace_id = e.workspace_id AND p.status = 'CLOSED'
+                 AND p.start_date <= e.entry_date AND p.end_date >= e.entry_date)`
+    : 'closed_period_name(e.workspace_id, e.entry_date) IS NOT NULL';
+  return `
 SELECT e.id, e.workspace_id, e.entry_status, e.entry_type, e.amount_cents, e.base_currency, e.project_id, e.from_party_id,
        e.to_party_id, e.description, e.reference, e.category_id, e.exclude_from_sync, e.entry_date,
        fp.name AS from_party_name, tp.name AS to_party_name,
-       COALESCE((SELECT array_agg(t.tag_id ORDER BY t.tag_id) FROM entry_tags t WHERE t.entry_id = e.id), '{}') AS tag_ids,
+       COALESCE((SELECT array_agg(t.tag_id ORDER BY t.tag_id) FROM entry_tags t WHERE t.entry_id = e.id${same('t')}), '{}') AS tag_ids,
        COALESCE((SELECT jsonb_agg(jsonb_build_object('name', d.document_name, 'type', d.document_type))
-                   FROM entry_documents d WHERE d.entry_id = e.id), '[]') AS documents,
-       closed_period_name(e.workspace_id, e.entry_date) IS NOT NULL AS in_closed_period
+                   FROM entry_documents d WHERE d.entry_id = e.id${same('d')}), '[]') AS documents,
+       ${closed} AS in_closed_period
   FROM entries e
-  LEFT JOIN parties fp ON fp.id = e.from_party_id
-  LEFT JOIN parties tp ON tp.id = e.to_party_id
+  LEFT JOIN parties fp ON fp.id = e.from_party_id${same('fp')}
+  LEFT JOIN parties tp ON tp.id = e.to_party_id${same('tp')}
  WHERE e.workspace_id = $1
    ${
      opts.idsOnly
@@ -71,6 +84,7 @@ SELECT e.id, e.workspace_id, e.entry_status, e.entry_type, e.amount_cents, e.bas
    ${opts.liveOnly ? "AND e.entry_status NOT IN ('VOIDED', 'CANCELLED')" : ''}
  ORDER BY e.entry_date DESC, e.id DESC
  ${opts.idsOnly ? '' : `LIMIT ${SCAN_CHUNK}`}`;
+};
 
 function scanned(r: ScanRow): ScannedEntry {
   const partyNames = new Map<number, string>();
@@ -107,7 +121,7 @@ function scanned(r: ScanRow): ScannedEntry {
 export async function* scanEntries(filter: ScanFilter): AsyncGenerator<ScannedEntry[]> {
   let after: ScanCursor | undefined;
   for (;;) {
-    const rows = await db().query<ScanRow>(SCAN_SQL({ liveOnly: filter.liveOnly, idsOnly: false }), {
+    const rows = await db().query<ScanRow>(SCAN_SQL({ liveOnly: filter.liveOnly, idsOnly: false, citus: await onCitus() }), {
       bind: [filter.workspaceId, filter.fromDate ?? null, filter.toDate ?? null, after?.entryDate ?? null, after?.id ?? null],
       type: QueryTypes.SELECT,
     });
@@ -127,7 +141,7 @@ export async function* scanEntries(filter: ScanFilter): AsyncGenerator<ScannedEn
 export async function lockScannedEntries(tx: Transaction, workspaceId: number, ids: number[]): Promise<ScannedEntry[]> {
   if (ids.length === 0) return [];
   await ledger.lockMany(tx, ids, workspaceId);
-  const rows = await db().query<ScanRow>(SCAN_SQL({ liveOnly: false, idsOnly: true }), {
+  const rows = await db().query<ScanRow>(SCAN_SQL({ liveOnly: false, idsOnly: true, citus: await onCitus() }), {
     bind: [workspaceId, ids],
     type: QueryTypes.SELECT,
     transaction: tx,

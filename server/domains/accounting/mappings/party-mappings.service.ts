@@ -59,7 +59,7 @@ export async function createPartyMapping(actor: Actor, input: CreatePartyMapping
     const [row] = await db().query<Row>(
       `INSERT INTO party_mappings (workspace_id, connection_id, party_id, external_id, external_type, external_name, created_at, updated_at)
        VALUES (:ws, :connectionId, :partyId, :externalId, :externalType, :externalName, :now, :now)
-       ON CONFLICT (connection_id, party_id) DO NOTHING
+       ON CONFLICT ON CONSTRAINT party_mappings_connection_party_key DO NOTHING
        RETURNING *`,
       {
         replacements: { ws: connection.workspace_id, ...input, now },
@@ -87,7 +87,7 @@ export async function batchUpsertPartyMappings(
       `INSERT INTO party_mappings (workspace_id, connection_id, party_id, external_id, external_type, external_name, created_at, updated_at)
        SELECT :ws, :connectionId, m.party_id, m.external_id, m.external_type, m.external_name, :now, :now
          FROM jsonb_to_recordset(CAST(:mappings AS jsonb)) AS m(party_id int, external_id text, external_type text, external_name text)
-       ON CONFLICT (connection_id, party_id) DO UPDATE
+       ON CONFLICT ON CONSTRAINT party_mappings_connection_party_key DO UPDATE
          SET external_id = EXCLUDED.external_id, external_type = EXCLUDED.external_type,
              external_name = EXCLUDED.external_name, updated_at = EXCLUDED.updated_at
        RETURNING (xmax = 0) AS inserted`,

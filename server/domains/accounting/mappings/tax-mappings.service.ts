@@ -47,7 +47,7 @@ export async function createTaxMapping(actor: Actor, input: CreateTaxMappingInpu
     const [row] = await db().query<Row>(
       `INSERT INTO tax_mappings (workspace_id, connection_id, tax_code, external_tax_code_id, external_name, rate_percent, created_at, updated_at)
        VALUES (:ws, :connectionId, :taxCode, :externalTaxCodeId, :externalName, :ratePercent, :now, :now)
-       ON CONFLICT (connection_id, tax_code) DO NOTHING
+       ON CONFLICT ON CONSTRAINT tax_mappings_connection_code_key DO NOTHING
        RETURNING ${COLUMNS}`,
       {
         replacements: {

@@ -48,7 +48,7 @@ async function claimEvent(tx: Transaction, connection: ConnectionRow, body: Webh
   const rows = await db().query(
     `INSERT INTO accounting_webhook_events (connection_id, event_id, workspace_id, action, entry_id, received_at)
      VALUES (:connectionId, :eventId, :ws, :action, :entryId, :now)
-     ON CONFLICT (connection_id, event_id) DO NOTHING RETURNING event_id`,
+     ON CONFLICT ON CONSTRAINT accounting_webhook_events_pkey DO NOTHING RETURNING event_id`,
     {
       replacements: {
         connectionId: connection.id,

@@ -10,7 +10,7 @@ export async function ensurePendingSync(tx: Transaction, r: { workspaceId: numbe
   await db().query(
     `INSERT INTO accounting_syncs (workspace_id, connection_id, entry_id, status, created_at, updated_at)
      VALUES (:ws, :connectionId, :entryId, 'PENDING', :now, :now)
-     ON CONFLICT (connection_id, entry_id) DO NOTHING`,
+     ON CONFLICT ON CONSTRAINT accounting_syncs_connection_entry_key DO NOTHING`,
     { replacements: { ws: r.workspaceId, connectionId: r.connectionId, entryId: r.entryId, now }, transaction: tx },
   );
 }

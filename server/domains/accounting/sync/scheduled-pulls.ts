@@ -60,7 +60,7 @@ export async function dispatchDuePulls(now: Date, enqueue: (connectionId: string
     if (!fire || fire <= (c.last_fire_at ?? c.created_at)) continue;
     const claimed = await db().query(
       `INSERT INTO accounting_pull_schedule (connection_id, workspace_id, last_fire_at) VALUES (:id, :ws, :fire)
-       ON CONFLICT (connection_id) DO UPDATE SET last_fire_at = EXCLUDED.last_fire_at
+       ON CONFLICT ON CONSTRAINT accounting_pull_schedule_pkey DO UPDATE SET last_fire_at = EXCLUDED.last_fire_at
         WHERE accounting_pull_schedule.last_fire_at < EXCLUDED.last_fire_at
        RETURNING connection_id`,
       { replacements: { id: c.id, ws: c.workspace_id, fire }, type: QueryTypes.SELECT },

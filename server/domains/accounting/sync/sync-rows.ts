@@ -76,7 +76,7 @@ export async function lockOrCreateSync(tx: Transaction, r: { workspaceId: number
   await db().query(
     `INSERT INTO accounting_syncs (workspace_id, connection_id, entry_id, status, created_at, updated_at)
      VALUES (:ws, :connectionId, :entryId, 'PENDING', :now, :now)
-     ON CONFLICT (connection_id, entry_id) DO NOTHING`,
+     ON CONFLICT ON CONSTRAINT accounting_syncs_connection_entry_key DO NOTHING`,
     { replacements: { ws: r.workspaceId, connectionId: r.connectionId, entryId: r.entryId, now: r.now }, transaction: tx },
   );
   const rows = await db().query<SyncRow>(

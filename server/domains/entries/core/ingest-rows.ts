@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
+import { conflictColumns } from '../../../db/distributed.js';
 import { clock } from '../../../lib/clock.js';
 import { postgresErrorOf } from '../../../lib/errors.js';
 import type { EntryType } from '../../../../shared/contracts/entries.js';
@@ -168,7 +169,8 @@ async function insertRows(tx: Transaction, source: IngestSource, drafts: Ingeste
     );
   } catch (err) {
     if (!lostRace(err)) throw err;
-    return db().query<IngestedRow>(insertSql('ON CONFLICT (integration_id, external_id) WHERE integration_id IS NOT NULL DO NOTHING'), {
+    const key = await conflictColumns('integration_id, external_id');
+    return db().query<IngestedRow>(insertSql(`ON CONFLICT ${key} WHERE integration_id IS NOT NULL DO NOTHING`), {
       bind,
       type: QueryTypes.SELECT,
       transaction: tx,

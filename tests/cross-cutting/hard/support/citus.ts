@@ -37,6 +37,8 @@ export type CitusCluster = {
   superUrl: (node: CitusNode) => string;
   /** Starts one more worker and adds it to the cluster (citus_add_node); shards are not moved. */
   addWorker: () => Promise<CitusNode>;
+  /** Another database `name` (owner fes) set up on every node as `finance` was; its DATABASE_URL for the service. */
+  addDatabase: (name: string) => Promise<string>;
   output: () => string;
 };
 
@@ -93,6 +95,20 @@ export async function startCitusCluster(workers = 2): Promise<CitusCluster> {
       await c.end();
     }
   };
+
+  const createDatabase = async (node: CitusNode, database: string) => {
+    await sql(node, 'postgres', `CREATE DATABASE ${database} OWNER fes`);
+    await sql(node, database, 'CREATE EXTENSION citus');
+  };
+  const joinWorkers = (coordinator: CitusNode, database: string, workerNodes: CitusNode[]) =>
+    sql(
+      coordinator,
+      database,
+      `SELECT citus_set_coordinator_host('127.0.0.1', ${coordinator.port})`,
+      // few shard groups: a test's migration and rebalance stay short (production keeps Citus' 32)
+      `ALTER DATABASE ${database} SET citus.shard_count = ${SHARD_COUNT}`,
+      ...workerNodes.map((w) => `SELECT citus_add_node('127.0.0.1', ${w.port})`),
+    );
 
   const startNode = async (name: string): Promise<CitusNode> => {
     const node: CitusNode = { name, port: await freePort(), dataDir: path.join(root, name) };
@@ -153,23 +169,16 @@ export async function startCitusCluster(workers = 2): Promise<CitusCluster> {
       60_000,
       100,
     );
-    await sql(node, 'postgres', `CREATE ROLE fes LOGIN PASSWORD '${appPassword}'`, 'CREATE DATABASE finance OWNER fes');
-    await sql(node, 'finance', 'CREATE EXTENSION citus');
+    await sql(node, 'postgres', `CREATE ROLE fes LOGIN PASSWORD '${appPassword}'`);
+    await createDatabase(node, 'finance');
     nodes.push(node);
     return node;
   };
 
   const coordinator = await startNode('coordinator');
-  const started = [];
+  const started: CitusNode[] = [];
   for (let i = 1; i <= workers; i++) started.push(await startNode(`worker${i}`));
-  await sql(
-    coordinator,
-    'finance',
-    `SELECT citus_set_coordinator_host('127.0.0.1', ${coordinator.port})`,
-    // few shard groups: a test's migration and rebalance stay short (production keeps Citus' 32)
-    `ALTER DATABASE finance SET citus.shard_count = ${SHARD_COUNT}`,
-    ...started.map((w) => `SELECT citus_add_node('127.0.0.1', ${w.port})`),
-  );
+  await joinWorkers(coordinator, 'finance', started);
   let count = workers;
   return {
     coordinator,
@@ -181,6 +190,11 @@ export async function startCitusCluster(workers = 2): Promise<CitusCluster> {
       await sql(coordinator, 'finance', `SELECT citus_add_node('127.0.0.1', ${w.port})`);
       started.push(w);
       return w;
+    },
+    addDatabase: async (name: string) => {
+      for (const n of [coordinator, ...started]) await createDatabase(n, name);
+      await joinWorkers(coordinator, name, started);
+      return `postgres://fes:${appPassword}@127.0.0.1:${coordinator.port}/${name}`;
     },
     output: () => log,
   };

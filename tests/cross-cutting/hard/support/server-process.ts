@@ -23,7 +23,12 @@ export type ServerProcess = {
  * The real server (`node --import tsx server/main.ts`) as a child process against `databaseUrl`,
  * with fixed secrets (so tokens and API keys survive a restart) and no demo seed.
  */
-export async function startServerProcess(databaseUrl: string, extraEnv: Record<string, string> = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  databaseUrl: string,
+  extraEnv: Record<string, string> = {},
+  /** how long the start (migrations, and the demo seed when SEED_DEMO is on) may take */
+  listenTimeoutMs = 90_000,
+): Promise<ServerProcess> {
   const port = await freePort();
   // never the checkout's ./.data; a DATA_DIR of our own is removed with the process
   const ownDataDir = extraEnv.DATA_DIR ? undefined : mkdtempSync(path.join(os.tmpdir(), 'fes-crash-'));
@@ -52,15 +57,17 @@ export async function startServerProcess(databaseUrl: string, extraEnv: Record<s
     child = c;
     c.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     c.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    await waitFor(
+    // a server that exits while starting (a failed migration or seed) fails the start at once, not at the timeout
+    const exited = await waitFor(
       'server to listen',
       () => {
-        if (c.exitCode !== null || c.signalCode !== null) throw new Error(`server exited (${c.exitCode ?? c.signalCode}):\n${output}`);
-        return /listening on http/.test(output) ? true : undefined;
+        if (c.exitCode !== null || c.signalCode !== null) return new Error(`server exited (${c.exitCode ?? c.signalCode}):\n${output}`);
+        return /listening on http/.test(output) ? null : undefined;
       },
-      90_000,
+      listenTimeoutMs,
       50,
     );
+    if (exited) throw exited;
   };
   const kill = async () => {
     const c = child;
