@@ -34,7 +34,7 @@ const COLUMN_TYPES: Record<(typeof ENTRY_COLUMNS)[number], string> = {
 };
 
 /**
- * The statement of every create (core/create.ts: one request, or a group of POST /entries), for any number of entries:
+ * insertEntry's statement for several new entries at once (a group of POST /entries, core/create-together.ts):
  * the entries ($1: their rows as written, in id order; columns beyond ENTRY_COLUMNS are ignored), their items ($2), payments ($3), tags with their ranks ($4), their events ($5)
  * and the outbox CTEs over $6 and $7 (now). Every parameter is a JSON array; one named statement whatever the size.
  */
@@ -63,12 +63,12 @@ WITH entry AS (
 ), ${outbox('$6', '$7::timestamptz')}
 SELECT * FROM entry ORDER BY id`;
 
-/** A new entry: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
+/** A new entry of a group: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
 export type GroupedNewEntry = { row: EntryRow } & Pick<NewEntry, 'items' | 'transactions' | 'tagIds'> & { events: EventInsertRow[] };
 
 /**
  * Several new entries, with their items, payments, tags, events and outbound events, in ONE statement; the rows
- * in id order. No rule checks here: core/create.ts holds them.
+ * in id order. No rule checks here: core/create-together.ts holds them.
  */
 export async function insertEntriesTogether(
   tx: Transaction,
