@@ -78,3 +78,9 @@ export async function findByPkLocked<M extends Model>(model: ModelStatic<M>, id:
 export async function conflictColumns(columns: string): Promise<string> {
   return (await onCitus()) ? `(${columns}, workspace_id)` : `(${columns})`;
 }
+
+/**
+ * ` AND <alias>.workspace_id = <of>.workspace_id`: what a subquery or join adds to be co-located with row `of` on
+ * Citus (the distribution column on both sides), so the statement is pushed down to the shards whole.
+ */
+export const sameWorkspace = (alias: string, of = 'e'): string => ` AND ${alias}.workspace_id = ${of}.workspace_id`;

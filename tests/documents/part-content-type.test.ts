@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startServer, type Api, type ApiResponse } from '../support/http.js';
-import { type EntryWorld, elf, entryWithWorld, pdf, plainZip, png, requested } from '../support/factories/index.js';
+import { type EntryWorld, elf, entryWithWorld, invoiceXml, pdf, plainZip, png, requested } from '../support/factories/index.js';
 import { documentRowCount } from './helpers.js';
 
 let api: Api;
@@ -134,5 +134,33 @@ describe('a form field sent as an application/json part holds a JSON value (what
     expectErrorBody(await sendField(w, entry.id, '"BASIS"', 'plain'), 400, 'BAD_REQUEST');
     expectErrorBody(await sendField(w, entry.id, { text: '"BASIS"', contentType: 'text/plain' }, 'text'), 400, 'BAD_REQUEST');
     expect(await documentRowCount('entry_id = :id', { id: entry.id })).toBe(0);
+  });
+
+  it('holds for every multipart form field: the inbox reads a workspaceId sent as JSON text, quoted (CONTRACT §21)', async () => {
+    const { w } = await entryWithWorld(api);
+    const inboxUpload = (workspaceId: string, contentType: string) => {
+      const boundary = `----inbox-${randomUUID()}`;
+      const body = Buffer.concat([
+        Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="workspaceId"\r\nContent-Type: ${contentType}\r\n\r\n${workspaceId}\r\n` +
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="invoice.xml"\r\n\r\n`,
+        ),
+        invoiceXml({ number: `J-${randomUUID().slice(0, 8)}`, issueDate: '2026-03-01', totalCents: 1190 }),
+        Buffer.from(`\r\n--${boundary}--\r\n`),
+      ]);
+      return api.request('POST', '/inbox/documents', {
+        token: w.token,
+        rawBody: body,
+        headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      });
+    };
+    const res = await inboxUpload(JSON.stringify(String(w.workspaceId)), 'application/json');
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.workspaceId).toBe(w.workspaceId);
+    const list = await api.get('/inbox/documents', { token: w.token, query: { workspaceId: w.workspaceId } });
+    expect(list.body.items.map((d: any) => d.id)).toContain(res.body.id);
+    const object = await inboxUpload(JSON.stringify({ id: w.workspaceId }), 'application/json');
+    expectErrorBody(object, 400, 'BAD_REQUEST');
+    expect(object.body.message).toContain('"workspaceId"');
   });
 });

@@ -16,7 +16,8 @@ import type { Migration } from './types.js';
  * triggers pass their row's workspace, the ledger core passes the entries'; so does the tag re-ranking
  * (entry_tags_rerank(ws, ids)). Their one-argument forms (0012, 0021) go: nothing calls them any more.
  */
-const BOOKS = `
+/** 0048's derivation of what each entry posts (0050 dates a settlement's day in the statement itself). */
+export const BOOKS_EXPECTED_ENTRIES_0048 = `
   -- THE derivation (CONTRACT §23 "What posts", "Settlement"): the lines each of the entries ids should have posted
   -- now, kinds ENTRY and SETTLEMENT. Nothing for an entry out of the counted statuses or without a base amount.
   CREATE OR REPLACE FUNCTION books_expected_entries(ws int, ids bigint[])
@@ -99,7 +100,11 @@ const BOOKS = `
            CASE WHEN s.entry_type = 'INCOME' THEN s.side ELSE s.bank_account END, 0, s.a
       FROM settle s WHERE s.day IS NOT NULL
   $$;
-  -- the live (not reversed) ENTRY and SETTLEMENT transactions of the entries ids, each with its lines as one value
+`;
+
+const BOOKS =
+  BOOKS_EXPECTED_ENTRIES_0048 +
+  `  -- the live (not reversed) ENTRY and SETTLEMENT transactions of the entries ids, each with its lines as one value
   CREATE OR REPLACE FUNCTION books_live_entries(ws int, ids bigint[])
     RETURNS TABLE (id bigint, entry_id bigint, kind text, txn_date date, bank_match_id uuid, bank_account_id uuid, sig jsonb)
     LANGUAGE sql STABLE AS $$

@@ -6,7 +6,7 @@ import type { PartyObject } from '../../../shared/contracts/parties.js';
 import { presentEntry, type EntryRow } from './entry-rows.js';
 import { preparedRows } from '../../db/prepared.js';
 import { ReadBatch } from '../../db/read-batch.js';
-import { onCitus } from '../../db/distributed.js';
+import { onCitus, sameWorkspace } from '../../db/distributed.js';
 
 type Parts = Pick<EntryDetail, 'items' | 'transactions' | 'tags'>;
 type DocumentJson = Omit<DocumentObject, 'createdAt' | 'updatedAt'> & { createdAt: string; updatedAt: string };
@@ -72,7 +72,7 @@ const DETAIL_SQL = detailSql(() => '');
  * "complex joins are only supported when all distributed tables are co-located and joined on their
  * distribution columns"). The ids may be of several workspaces (a batch), so it runs on every shard.
  */
-const DETAIL_SQL_CITUS = detailSql((alias) => ` AND ${alias}.workspace_id = e.workspace_id`);
+const DETAIL_SQL_CITUS = detailSql((alias) => sameWorkspace(alias));
 
 const iso = (text: string) => new Date(text).toISOString();
 

@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
-import { onCitus } from '../../db/distributed.js';
+import { onCitus, sameWorkspace } from '../../db/distributed.js';
 import type { EntryStatus, EntryType } from '../../../shared/contracts/entries.js';
 import { ledger } from '../entries/index.js';
 import type { RuleContext, RuleDraft } from './engine.js';
@@ -58,7 +58,7 @@ export const SCAN_CHUNK = 500;
  * Plain PostgreSQL keeps the statement as it was.
  */
 const SCAN_SQL = (opts: { liveOnly: boolean; idsOnly: boolean; citus: boolean }) => {
-  const same = (alias: string) => (opts.citus ? ` AND ${alias}.workspace_id = e.workspace_id` : '');
+  const same = (alias: string) => (opts.citus ? sameWorkspace(alias) : '');
   const closed = opts.citus
     ? `EXISTS (SELECT 1 FROM accounting_periods p WHERE p.workspace_id = e.workspace_id AND p.status = 'CLOSED'
                  AND p.start_date <= e.entry_date AND p.end_date >= e.entry_date)`
