@@ -15,6 +15,7 @@ import PDFDocument from 'pdfkit';
 import pg from 'pg';
 import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readFile } from '../../server/domains/documents/extraction/read-file.js';
+import { inboxScenarios } from './inbox-scenario.js';
 import { repeat } from './load.js';
 import type { BenchContext } from './scenarios.js';
 import type { ResultRow } from './table.js';
@@ -41,7 +42,7 @@ ${Array.from({ length: 10 }, (_, k) => `<cac:InvoiceLine><cbc:ID>${k + 1}</cbc:I
 </Invoice>`);
 }
 
-function pdfInvoice(i: number): Promise<Buffer> {
+function pdfInvoice(i: number, number = String(i)): Promise<Buffer> {
   const doc = new PDFDocument({ size: 'A4', margin: 50 });
   const chunks: Buffer[] = [];
   doc.on('data', (c: Buffer) => chunks.push(c));
@@ -49,7 +50,7 @@ function pdfInvoice(i: number): Promise<Buffer> {
   doc.fontSize(20).text(`Supplier ${i % 50} Inc.`, 50, 50);
   doc
     .fontSize(10)
-    .text(`Invoice Number: INV-${i}`, 340, 100)
+    .text(`Invoice Number: INV-${number}`, 340, 100)
     .text('Invoice Date: March 5, 2026', 340, 115)
     .text('Bill To: Bench Ltd', 50, 140);
   for (let k = 0; k < 12; k++) doc.text(`Line item ${k}`, 50, 200 + k * 16).text(`$${k + 1}.00`, 480, 200 + k * 16);
@@ -229,4 +230,5 @@ export const documentScenarios = (c: BenchContext): [string, () => Promise<Resul
   ['documents: extraction XML', () => xmlThroughput(c)],
   ['documents: extraction text PDF', () => pdfThroughput(c)],
   ['documents: suggestions', () => suggestions(c)],
+  ...inboxScenarios(c, pdfInvoice),
 ];
