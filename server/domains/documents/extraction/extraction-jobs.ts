@@ -142,11 +142,18 @@ export async function startExtractionWorker(
   };
   const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 };
   for (let i = 0; i < (opts.concurrency ?? Math.max(2, availableParallelism())); i++) {
-    workers.push(
-      await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
+    const self = { id: '' };
+    self.id = await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
+      try {
         for (const job of jobs) await processExtraction(job.data);
-      }),
-    );
+      } finally {
+        // a worker that found work looks again at once: pg-boss 10's worker otherwise waits out its polling
+        // interval after every fetch it was not notified during, so a queue drained at workers ÷ interval
+        // (2 per 2 s) once uploads came faster than the wakes (issue 53)
+        if (self.id) boss.notifyWorker(self.id);
+      }
+    });
+    workers.push(self.id);
   }
   await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: work.pollingIntervalSeconds }, sweep);
   setExtractionBoss(boss, workers);
