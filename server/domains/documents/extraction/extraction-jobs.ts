@@ -8,7 +8,7 @@ import { runtime } from '../../../runtime.js';
 import { documentStorage } from '../../../storage/document-storage.js';
 import { publishMany } from '../../outbound-webhooks/index.js';
 import { autoAttachUnchecked } from '../inbox/auto-attach.js';
-import { EXTRACT_QUEUE, setExtractionBoss, type ExtractJob } from './extraction-queue.js';
+import { EXTRACT_QUEUE, setExtractionBoss, type ExtractJob, type UploadedFile } from './extraction-queue.js';
 import { loadExtraction, presentExtraction, saveOutcome } from './extraction-rows.js';
 import { readFile } from './read-file.js';
 
@@ -16,7 +16,9 @@ import { readFile } from './read-file.js';
  * The background reading of stored documents (CONTRACT §21), on pg-boss in the service's own
  * PostgreSQL, shared by every instance:
  * - EXTRACT_QUEUE jobs {workspaceId, sha256} (singletonKey per content: a `stately` queue holds at
- *   most one queued and one running reading of a file) are sent after an upload commits;
+ *   most one queued and one running reading of a file) are sent after an upload commits in an instance
+ *   that runs no readers, by the sweep, and for the retry of a reading that failed; an instance that runs
+ *   readers reads its own uploads itself (localReaders);
  * - SWEEP_QUEUE runs every minute (and once at start): it queues again every PENDING reading that
  *   no job carried (a crash between commit and send, a restart), and lets auto-attach look at the
  *   inbox documents it has not seen yet. The PENDING row, written in the upload's transaction, is
@@ -46,25 +48,29 @@ async function documentIdsOf(workspaceId: number, sha256: string): Promise<strin
 /**
  * Reads one file if its reading is PENDING, records the outcome with a `document.extracted` event
  * per document holding it (one transaction), then auto-attaches the inbox documents of that content.
+ * `file`: the bytes the upload just stored, when it found the reading PENDING (a local reading: no
+ * look-up of the row, no read back from storage).
  */
-export async function processExtraction(job: ExtractJob): Promise<void> {
-  const row = await loadExtraction(job.workspaceId, job.sha256);
-  if (row?.status === 'PENDING') {
-    let bytes: Buffer | null = null;
-    try {
-      bytes = await fileBytes(row.storage_key);
-    } catch (err) {
-      await db().query('UPDATE document_extractions SET attempts = attempts + 1 WHERE workspace_id = :ws AND sha256 = :sha256', {
-        replacements: { ws: job.workspaceId, sha256: job.sha256 },
-      });
-      if (row.attempts + 1 < MAX_ATTEMPTS) throw err; // pg-boss retries, then the sweep
+export async function processExtraction(job: ExtractJob, file?: UploadedFile): Promise<void> {
+  const row = file ? null : await loadExtraction(job.workspaceId, job.sha256);
+  if (file || row?.status === 'PENDING') {
+    let bytes: Buffer | null = file?.bytes ?? null;
+    if (row) {
+      try {
+        bytes = await fileBytes(row.storage_key);
+      } catch (err) {
+        await db().query('UPDATE document_extractions SET attempts = attempts + 1 WHERE workspace_id = :ws AND sha256 = :sha256', {
+          replacements: { ws: job.workspaceId, sha256: job.sha256 },
+        });
+        if (row.attempts + 1 < MAX_ATTEMPTS) throw err; // pg-boss retries, then the sweep
+      }
     }
     const outcome = bytes
-      ? await readFile(bytes, row.mime_type)
+      ? await readFile(bytes, file?.mimeType ?? row!.mime_type)
       : ({ status: 'FAILED', reason: 'the stored file could not be read' } as const);
     await transaction(async (tx) => {
-      if (!(await saveOutcome(tx, job.workspaceId, job.sha256, outcome))) return;
-      const saved = await loadExtraction(job.workspaceId, job.sha256, tx);
+      const saved = await saveOutcome(tx, job.workspaceId, job.sha256, outcome);
+      if (!saved) return;
       const ids = await documentIdsOf(job.workspaceId, job.sha256);
       await publishMany(
         tx,
@@ -108,8 +114,10 @@ export type ExtractionWorker = { boss: PgBoss; stop: () => Promise<void> };
 
 /**
  * Starts pg-boss on `databaseUrl` with the reading queue, the sweep schedule, the sweep worker and one reading
- * worker per CPU (`concurrency`; a reading waits on storage and PostgreSQL as well as parsing). An upload's
- * commit wakes them (nudgeExtraction); they poll every `pollingIntervalSeconds` only for work queued elsewhere.
+ * worker per CPU (`concurrency`; a reading waits on storage and PostgreSQL as well as parsing), and as many
+ * local readers, which read the uploads committed in this process straight after commit (nudgeExtraction),
+ * without the queue. The workers poll every `pollingIntervalSeconds` for work queued elsewhere (the sweep,
+ * other instances' uploads, retries); a worker that found a job looks again at once.
  */
 export async function startExtractionWorker(
   databaseUrl: string,
@@ -141,7 +149,8 @@ export async function startExtractionWorker(
     for (const id of workers) boss.notifyWorker(id);
   };
   const work = { pollingIntervalSeconds: opts.pollingIntervalSeconds ?? 2, batchSize: 1 };
-  for (let i = 0; i < (opts.concurrency ?? Math.max(2, availableParallelism())); i++) {
+  const concurrency = opts.concurrency ?? Math.max(2, availableParallelism());
+  for (let i = 0; i < concurrency; i++) {
     const self = { id: '' };
     self.id = await boss.work<ExtractJob>(EXTRACT_QUEUE, work, async (jobs) => {
       try {
@@ -156,13 +165,62 @@ export async function startExtractionWorker(
     workers.push(self.id);
   }
   await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: work.pollingIntervalSeconds }, sweep);
-  setExtractionBoss(boss, workers);
+  const local = localReaders(concurrency, send);
+  setExtractionBoss(boss, workers, local.add);
   await sweep(); // what was left PENDING while no instance ran
   return {
     boss,
     stop: async () => {
       setExtractionBoss(null);
+      await local.idle(10_000);
       await boss.stop({ graceful: true, wait: true, timeout: 10_000 });
+    },
+  };
+}
+
+/**
+ * The readings of this process's own uploads, `concurrency` at a time, without a round trip through the queue.
+ * A reading that throws (storage) goes to pg-boss, whose retries and backoff then apply; one that cannot
+ * be queued either stays PENDING for the sweep. A reading queued by the sweep meanwhile finds the row
+ * read already and only looks at auto-attach again.
+ */
+function localReaders(concurrency: number, send: (job: ExtractJob) => Promise<unknown>) {
+  const waiting: { job: ExtractJob; file?: UploadedFile }[] = [];
+  const idlers: (() => void)[] = [];
+  let running = 0;
+  const pump = () => {
+    while (running < concurrency && waiting.length > 0) {
+      const { job, file } = waiting.shift()!;
+      running++;
+      processExtraction(job, file)
+        .catch(async (err: unknown) => {
+          runtime().logger.warn({ err, ...job }, 'document reading failed; queued for a retry');
+          await send(job);
+        })
+        .catch((err: unknown) => runtime().logger.warn({ err, ...job }, 'could not queue a document reading (the sweep will)'))
+        .finally(() => {
+          running--;
+          pump();
+          if (running === 0) for (const done of idlers.splice(0)) done();
+        });
+    }
+  };
+  return {
+    add: (job: ExtractJob, file?: UploadedFile) => {
+      waiting.push({ job, file });
+      pump();
+    },
+    /** Resolves once the readings under way are done (those waiting stay PENDING for the next start), or after `ms`. */
+    idle: (ms: number) => {
+      waiting.length = 0;
+      if (running === 0) return Promise.resolve();
+      return new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        idlers.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
   };
 }

@@ -10,20 +10,34 @@ export const EXTRACT_QUEUE = 'documents-extract';
 
 let boss: PgBoss | null = null;
 let workerIds: string[] = [];
-/** This process's pg-boss and the ids of its reading workers (null, [] when it runs none). */
-export function setExtractionBoss(b: PgBoss | null, workers: string[] = []): void {
+let readHere: ((job: ExtractJob, file?: UploadedFile) => void) | null = null;
+/**
+ * This process's pg-boss and the ids of its reading workers (null, [] when it runs none), and `local`: its own
+ * readers, which take the readings of uploads committed here directly (null when it runs none).
+ */
+export function setExtractionBoss(
+  b: PgBoss | null,
+  workers: string[] = [],
+  local: ((job: ExtractJob, file?: UploadedFile) => void) | null = null,
+): void {
   boss = b;
   workerIds = workers;
+  readHere = local;
 }
 
 export type ExtractJob = { workspaceId: number; sha256: string };
+/** The bytes an upload just stored and their sniffed type, handed to a local reading (never queued). */
+export type UploadedFile = { bytes: Buffer; mimeType: string };
 
 /**
- * After commit: queue the reading of (workspace, content) and wake this process's workers, which fetch it at
- * once instead of at their next poll (issue 53: the poll is only the fallback, for other instances' uploads and
- * retries); never throws (the sweep is the safety net).
+ * After commit: the reading of (workspace, content) starts at once. A process that runs readers reads its own
+ * uploads itself, with no round trip through pg-boss (send, fetch, complete: three statements a document, and
+ * the queue's poll; issue 53), failures going to pg-boss for its retries. Otherwise it queues the reading and
+ * wakes this process's workers. `file`: the upload's bytes, when it found the reading PENDING (read from memory,
+ * not from storage). Never throws: the PENDING row and the sweep are the safety net.
  */
-export async function nudgeExtraction(job: ExtractJob): Promise<void> {
+export async function nudgeExtraction(job: ExtractJob, file?: UploadedFile): Promise<void> {
+  if (readHere) return readHere(job, file);
   if (!boss) return;
   try {
     await boss.send(EXTRACT_QUEUE, job, { singletonKey: `${job.workspaceId}:${job.sha256}` });

@@ -48,14 +48,19 @@ function bounded(read: ReadFields): ReadFields {
   };
 }
 
-/** Records the outcome of a reading (PENDING rows only: a reading is done once). Returns whether it was recorded. */
-export async function saveOutcome(tx: Transaction, workspaceId: number, sha256: string, outcome: ReadOutcome): Promise<boolean> {
+/** Records the outcome of a reading (PENDING rows only: a reading is done once). Returns the row recorded, or null. */
+export async function saveOutcome(
+  tx: Transaction,
+  workspaceId: number,
+  sha256: string,
+  outcome: ReadOutcome,
+): Promise<ExtractionRow | null> {
   const done = outcome.status === 'DONE';
-  const [row] = await db().query<{ sha256: string }>(
+  const [row] = await db().query<ExtractionRow>(
     `UPDATE document_extractions
         SET status = :status, source = :source, fields = CAST(:fields AS jsonb), reason = :reason, extracted_at = now(), attempts = attempts + 1
       WHERE workspace_id = :ws AND sha256 = :sha256 AND status = 'PENDING'
-      RETURNING sha256`,
+      RETURNING *`,
     {
       replacements: {
         ws: workspaceId,
@@ -69,7 +74,7 @@ export async function saveOutcome(tx: Transaction, workspaceId: number, sha256: 
       transaction: tx,
     },
   );
-  return row !== undefined;
+  return row ?? null;
 }
 
 /** The extraction object of a document (CONTRACT §21); a file without a row yet reads as PENDING. */

@@ -47,8 +47,14 @@ export async function uploadToInbox(actor: Actor, input: { workspaceId: number; 
       return inserted;
     }),
   );
-  await nudgeExtraction({ workspaceId: input.workspaceId, sha256: file.sha256 });
-  return presentInboxDocument(row, await loadExtraction(input.workspaceId, file.sha256));
+  // the response shows the reading as the commit left it; a PENDING one is read from the bytes in hand
+  const extraction = await loadExtraction(input.workspaceId, file.sha256);
+  const pending = extraction?.status === 'PENDING';
+  await nudgeExtraction(
+    { workspaceId: input.workspaceId, sha256: file.sha256 },
+    pending ? { bytes: file.bytes, mimeType: file.mimeType } : undefined,
+  );
+  return presentInboxDocument(row, extraction);
 }
 
 /** GET /inbox/documents?workspaceId=&status=: newest first, paged. */
