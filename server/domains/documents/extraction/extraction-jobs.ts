@@ -114,8 +114,8 @@ export type ExtractionWorker = { boss: PgBoss; stop: () => Promise<void> };
 
 /**
  * Starts pg-boss on `databaseUrl` with the reading queue, the sweep schedule, the sweep worker and one reading
- * worker per CPU (`concurrency`; a reading waits on storage and PostgreSQL as well as parsing), and as many
- * local readers, which read the uploads committed in this process straight after commit (nudgeExtraction),
+ * worker per CPU (`concurrency`; a reading waits on storage and PostgreSQL as well as parsing), and four times as
+ * many local readers, which read the uploads committed in this process straight after commit (nudgeExtraction),
  * without the queue. The workers poll every `pollingIntervalSeconds` for work queued elsewhere (the sweep,
  * other instances' uploads, retries); a worker that found a job looks again at once.
  */
@@ -165,7 +165,9 @@ export async function startExtractionWorker(
     workers.push(self.id);
   }
   await boss.work(SWEEP_QUEUE, { pollingIntervalSeconds: work.pollingIntervalSeconds }, sweep);
-  const local = localReaders(concurrency, send);
+  // a reading waits on PostgreSQL for most of its time (a dozen round trips to parse's 2 ms): with as few readers as
+  // CPUs they fell behind the uploads (300 e-invoices at 10 clients: p95 1.2 s upload → DONE, 0.24 s with 4 per CPU)
+  const local = localReaders(concurrency * 4, send);
   setExtractionBoss(boss, workers, local.add);
   await sweep(); // what was left PENDING while no instance ran
   return {
