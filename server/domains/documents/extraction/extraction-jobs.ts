@@ -28,6 +28,8 @@ export const SWEEP_QUEUE = 'documents-extract-sweep';
 const SWEEP_CRON = '* * * * *';
 /** Readings a storage error kept from running are given up (FAILED) after this many attempts. */
 const MAX_ATTEMPTS = 5;
+/** Waiting local readings beyond this many keep no bytes in hand (read back from storage when their turn comes). */
+const HELD_FILES_MAX = 64;
 
 async function fileBytes(storageKey: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -209,7 +211,8 @@ function localReaders(concurrency: number, send: (job: ExtractJob) => Promise<un
   };
   return {
     add: (job: ExtractJob, file?: UploadedFile) => {
-      waiting.push({ job, file });
+      // a long wait holds no uploads' bytes in memory: those read them back from storage
+      waiting.push({ job, file: waiting.length < HELD_FILES_MAX ? file : undefined });
       pump();
     },
     /** Resolves once the readings under way are done (those waiting stay PENDING for the next start), or after `ms`. */
