@@ -207,6 +207,27 @@ describe('entries and refunds through the service on Citus', () => {
     expect(totals.creditCents).toBe(totals.debitCents);
   });
 
+  it('writes POST /entries that arrive together in one transaction, create by create, without rolling a group back first', async () => {
+    const groupsOf = async (outcome: string) => {
+      const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`commit_group_transactions_total{group="entry_create",outcome="${outcome}"}`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const before = { committed: await groupsOf('committed'), fallback: await groupsOf('fallback') };
+    const amounts = Array.from({ length: 24 }, (_, i) => 1_000 + i);
+    const entries = await Promise.all(amounts.map((cents, i) => newEntry(cents, i % 2 ? 'EXPENSE' : 'INCOME', i % 3 === 0)));
+    expect(entries.map((e) => e.amountCents)).toEqual(amounts);
+    expect(await groupsOf('committed'), 'no shared transaction committed: the requests never met in a group').toBeGreaterThan(
+      before.committed,
+    );
+    expect(await groupsOf('fallback'), 'a group rolled back and its requests were written again alone').toBe(before.fallback);
+    const { rows } = await admin.query<{ n: string }>(
+      `SELECT count(DISTINCT entry_id)::text AS n FROM journal_lines WHERE workspace_id = $1 AND entry_id = ANY($2::bigint[]) AND kind = 'ENTRY'`,
+      [w.workspaceId, entries.map((e) => e.id)],
+    );
+    expect(Number(rows[0]!.n)).toBe(entries.length);
+  });
+
   it("delivers a workspace's outbound events: the claimer takes due deliveries workspace by workspace", async () => {
     const rx = await startReceiver();
     try {
