@@ -31,8 +31,7 @@ import { onCleanup } from './support/cleanup.js';
  * commit, routed or on every shard), GET /ledger/verify (ok, every entry checked, a live settlement compared), and the
  * scheduled pulls' claimer (a BIDIRECTIONAL connection made at the start, whose one fire time passes during the file:
  * dispatched once, pulled once, no error).
- * Not yet here (issue 50 stays open for them): review approval, inbox attach and document review over HTTP (the seed
- * runs them through the services).
+ * Review approval, a document's upload and approval, and an inbox document's upload and attach, over HTTP.
  */
 const t0 = Date.now();
 const step = (what: string) => process.stdout.write(`[citus +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}\n`);
@@ -783,6 +782,77 @@ describe("the scheduled accounting pulls' claimer on Citus (due connections read
     expect(rows[0]!.last_fire_at.getTime()).toBe(scheduled.fireAt.getTime());
     expect(rows[0]!.last_error).toBeNull();
     expect(pulls()).toBe(1);
+  });
+});
+
+describe('review approval, document review and inbox attach over HTTP on Citus', () => {
+  const pdf = (text: string) =>
+    Buffer.from(`%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% ${text}\ntrailer << /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+  const pdfPart = (form: FormData, text: string, name: string) =>
+    form.append('file', new Blob([new Uint8Array(pdf(text))], { type: 'application/pdf' }), name);
+
+  it("approves an entry's review, uploads and approves its document, and attaches an inbox document to another entry", async () => {
+    const { api, token, workspaceId, projectId } = w;
+    const o = { token };
+    const connection = await api.post(
+      '/accounting/connections',
+      { workspaceId, providerType: 'MANUAL', name: 'Reviewed books', credentials: { apiKey: 'not-a-real-key' }, requireReview: true },
+      o,
+    );
+    expect(connection.status, connection.text).toBe(200);
+    const newEntry = async (amountCents: number) => {
+      const res = await api.post(
+        '/entries',
+        { projectId, entryType: 'EXPENSE', baseCurrency: 'USD', amountCents, entryDate: '2026-03-18', description: 'reviewed on Citus' },
+        o,
+      );
+      expect([200, 201], res.text).toContain(res.status);
+      return res.body as { id: number };
+    };
+    try {
+      // a connection that requires review queues one for a new entry of its workspace (CONTRACT §8)
+      const entry = await newEntry(700);
+      const reviews = await api.get(`/accounting/reviews?workspaceId=${workspaceId}&entryId=${entry.id}`, o);
+      expect(reviews.status, reviews.text).toBe(200);
+      const review = (reviews.body.items as { id: string; connectionId: string; status: string }[]).find(
+        (r) => r.connectionId === connection.body.id,
+      );
+      expect(review, reviews.text).toMatchObject({ status: 'QUEUED' });
+      const approved = await api.patch(`/accounting/reviews/${review!.id}/approve`, { notes: 'approved on Citus' }, o);
+      expect(approved.status, `${approved.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(approved.body).toMatchObject({ id: review!.id, status: 'APPROVED', notes: 'approved on Citus' });
+
+      // a document uploaded to the entry, then approved (its review)
+      const form = new FormData();
+      form.append('documentType', 'BASIS');
+      pdfPart(form, 'citus receipt', 'receipt.pdf');
+      const uploaded = await api.request('POST', `/entries/${entry.id}/documents/upload?workspaceId=${workspaceId}`, {
+        token,
+        rawBody: form,
+      });
+      expect(uploaded.status, uploaded.text).toBe(200);
+      expect(uploaded.body).toMatchObject({ entryId: entry.id, status: 'UPLOADED' });
+      const docApproved = await api.patch(`/entries/${entry.id}/documents/${uploaded.body.id}/approve`, undefined, o);
+      expect(docApproved.status, `${docApproved.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(docApproved.body).toMatchObject({ id: uploaded.body.id, status: 'APPROVED' });
+
+      // an inbox document of the workspace, attached to another entry
+      const inboxForm = new FormData();
+      inboxForm.append('workspaceId', String(workspaceId));
+      pdfPart(inboxForm, 'citus inbox', 'invoice.pdf');
+      const inboxed = await api.request('POST', '/inbox/documents', { token, rawBody: inboxForm });
+      expect(inboxed.status, inboxed.text).toBe(200);
+      const other = await newEntry(900);
+      const attached = await api.post(`/inbox/documents/${inboxed.body.id}/attach`, { entryId: other.id }, o);
+      expect(attached.status, `${attached.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(attached.body).toMatchObject({ id: inboxed.body.id, status: 'ATTACHED', entryId: other.id });
+      const documents = await api.get(`/entries/${other.id}/documents`, o);
+      expect(documents.status, documents.text).toBe(200);
+      expect(JSON.stringify(documents.body)).toContain('invoice.pdf');
+    } finally {
+      // later entries of the workspace queue no more reviews
+      expect((await api.del(`/accounting/connections/${connection.body.id}`, o)).status).toBe(200);
+    }
   });
 });
 
