@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, transaction, type Transaction } from '../../db/database.js';
+import { sameWorkspace } from '../../db/distributed.js';
 import { clock } from '../../lib/clock.js';
 import { badRequest, conflict, notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
@@ -30,7 +31,7 @@ async function lockedEntries(tx: Transaction, account: AccountRow, ids: number[]
   await lockEntries(tx, ids);
   const rows = await db().query<EntryForMatch>(
     `SELECT e.id, e.workspace_id, e.entry_type, e.entry_status, e.base_currency, e.amount_cents,
-            EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id) AS matched
+            EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id${sameWorkspace('me')}) AS matched
        FROM entries e WHERE e.id = ANY($1::bigint[]) ORDER BY e.id`,
     { bind: [ids], type: QueryTypes.SELECT, transaction: tx },
   );
