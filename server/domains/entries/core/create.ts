@@ -1,4 +1,5 @@
 import type { Transaction } from '../../../db/database.js';
+import { onCitus } from '../../../db/distributed.js';
 import { clock } from '../../../lib/clock.js';
 import { reloadRow, type EntryRow } from '../entry-rows.js';
 import { createdChain, linkEntries } from '../entry-writes.js';
