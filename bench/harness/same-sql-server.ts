@@ -26,7 +26,9 @@ async function replay(input: string | undefined): Promise<Record<string, unknown
     let answer: Record<string, unknown> | undefined;
     for (const s of plan.statements) {
       const values = s.values.map((v) => render(v, state));
-      const { rows } = await client.query<Record<string, unknown>>(s.name ? { name: s.name, text: s.text, values } : { text: s.text, values });
+      const { rows } = await client.query<Record<string, unknown>>(
+        s.name ? { name: s.name, text: s.text, values } : { text: s.text, values },
+      );
       state.results.push(rows[0]);
       if (!answer && rows[0]?.id !== undefined) answer = rows[0]; // the entry read or inserted
     }

@@ -139,7 +139,8 @@ export function planFrom(route: string, a: Recorded[], b: Recorded[], inputs?: [
     if (ref) return { k: 'ref', stmt: ref.stmt, field: ref.field, num: typeof x === 'number' };
     if (inputs && asText(x) === asText(inputs[0]) && asText(y) === asText(inputs[1])) return { k: 'input' };
     if (isJsonText(x) && isJsonText(y)) return { k: 'json', t: slot(JSON.parse(x), JSON.parse(y), genA, genB) };
-    if (Array.isArray(x) && Array.isArray(y) && x.length === y.length) return { k: 'arr', items: x.map((v, i) => slot(v, y[i], genA, genB)) };
+    if (Array.isArray(x) && Array.isArray(y) && x.length === y.length)
+      return { k: 'arr', items: x.map((v, i) => slot(v, y[i], genA, genB)) };
     if (x && y && typeof x === 'object' && typeof y === 'object' && !Array.isArray(x) && !Array.isArray(y)) {
       const keys = Object.keys(x);
       if (sameValue(keys, Object.keys(y))) {
@@ -176,7 +177,10 @@ export function planSummary(plan: SameSqlPlan): string {
 let freshCounter = 0;
 
 function freshLike(like: string): string {
-  if (/^[0-9a-f]+$/i.test(like) && like.length >= 16) return randomBytes(Math.ceil(like.length / 2)).toString('hex').slice(0, like.length);
+  if (/^[0-9a-f]+$/i.test(like) && like.length >= 16)
+    return randomBytes(Math.ceil(like.length / 2))
+      .toString('hex')
+      .slice(0, like.length);
   return `${like.slice(0, 200)} ${process.pid}-${++freshCounter}`;
 }
 

@@ -144,7 +144,12 @@ export function listLatencyRow(
     cpuPerRequest:
       ours.serverCpuMs === undefined
         ? undefined
-        : { oursServerMs: ours.serverCpuMs, oursDbMs: ours.dbCpuMs ?? NaN, baseServerMs: base.serverCpuMs ?? NaN, baseDbMs: base.dbCpuMs ?? NaN },
+        : {
+            oursServerMs: ours.serverCpuMs,
+            oursDbMs: ours.dbCpuMs ?? NaN,
+            baseServerMs: base.serverCpuMs ?? NaN,
+            baseDbMs: base.dbCpuMs ?? NaN,
+          },
     scenario,
     unit: 'req/s',
     ours: ours.perSecond,
