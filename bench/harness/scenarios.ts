@@ -236,9 +236,11 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
   // interleaved (ours, raw, ours, raw …) so that load from other processes hits both sides alike
   const oursMs: number[] = [];
   const baseMs: number[] = [];
+  const oursRuns: Metered[] = [];
   const peak = c.server.watchRss();
   for (let i = 0; i < c.settings.reportRuns; i++) {
-    oursMs.push((await repeat(1, fetchReport)).p50);
+    oursRuns.push(await metered(c, () => repeat(1, fetchReport)));
+    oursMs.push(oursRuns[i].p50);
     baseMs.push((await repeat(1, () => replay(client, statements))).p50);
   }
   return medianRow(
@@ -248,6 +250,7 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
     peak(),
     2,
     `baseline: ${statements.length} statement(s) replayed (incl. SET LOCAL)`,
+    oursRuns,
   );
 }
 

@@ -81,6 +81,14 @@ export function withSameSql(row: ResultRow, ours: Metered, same: Metered, min: n
   return row;
 }
 
+/** CPU per request of a metered ours (and baseline, when it is metered too), for rows built by hand. */
+export const cpuOf = (ours: Metered, base?: Metered): ResultRow['cpuPerRequest'] => ({
+  oursServerMs: ours.serverCpuMs,
+  oursDbMs: ours.dbCpuMs,
+  baseServerMs: base?.serverCpuMs ?? NaN,
+  baseDbMs: base?.dbCpuMs ?? NaN,
+});
+
 const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? (Math.abs(n) >= 100 ? n.toFixed(0) : n.toFixed(digits)) : '-');
 
 export function printTable(rows: ResultRow[], print: (line: string) => void): void {
@@ -207,8 +215,28 @@ export function throughputRow(
   };
 }
 
-/** A row of interleaved single runs (reports): medians of ours and of the baseline, met at `ratio <= max`. */
-export function medianRow(scenario: string, oursMs: number[], baseMs: number[], peakRssMB: number, max: number, note: string): ResultRow {
+/**
+ * A row of interleaved single runs (reports): medians of ours and of the baseline, met at `ratio <= max`;
+ * `oursRuns`, ours' runs metered, give its CPU per request (and `baseRuns` the baseline's, when it is HTTP too).
+ */
+export function medianRow(
+  scenario: string,
+  oursMs: number[],
+  baseMs: number[],
+  peakRssMB: number,
+  max: number,
+  note: string,
+  oursRuns: Metered[] = [],
+  baseRuns: Metered[] = [],
+): ResultRow {
+  const cpu = (runs: Metered[], f: (m: Metered) => number) =>
+    runs.length
+      ? runs.reduce((n, m) => n + f(m) * m.requests, 0) /
+        Math.max(
+          1,
+          runs.reduce((n, m) => n + m.requests, 0),
+        )
+      : NaN;
   const ours = summarize(oursMs, oursMs.reduce((a, b) => a + b, 0) / 1000);
   const base = summarize(baseMs, baseMs.reduce((a, b) => a + b, 0) / 1000);
   const ratio = ours.p50 / base.p50;
@@ -226,5 +254,13 @@ export function medianRow(scenario: string, oursMs: number[], baseMs: number[], 
     target: `ratio <= ${max}`,
     met: ratio <= max,
     note,
+    cpuPerRequest: oursRuns.length
+      ? {
+          oursServerMs: cpu(oursRuns, (m) => m.serverCpuMs),
+          oursDbMs: cpu(oursRuns, (m) => m.dbCpuMs),
+          baseServerMs: cpu(baseRuns, (m) => m.serverCpuMs),
+          baseDbMs: cpu(baseRuns, (m) => m.dbCpuMs),
+        }
+      : undefined,
   };
 }
