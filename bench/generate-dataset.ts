@@ -146,7 +146,7 @@ export async function generateDataset(db: Sequelize, entries: number, log: (m: s
   await db.query('ANALYZE entry_links');
   const broken = await one<{ n: number }>(
     db,
-    `SELECT count(*)::int AS n FROM entry_cap_totals(ARRAY(SELECT original_entry_id FROM entry_links WHERE workspace_id = $1))
+    `SELECT count(*)::int AS n FROM entry_cap_totals($1, ARRAY(SELECT original_entry_id FROM entry_links WHERE workspace_id = $1))
       WHERE live_cents > amount_cents`,
     [workspaceId],
   );
