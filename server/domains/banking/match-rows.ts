@@ -79,7 +79,10 @@ async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ en
   );
 }
 
-/** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
-export async function lockEntries(tx: Transaction, ids: number[]): Promise<EntryRow[]> {
-  return ledger.lockMany(tx, ids);
+/**
+ * Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then
+ * lines); of workspace `workspaceId` only when given.
+ */
+export async function lockEntries(tx: Transaction, ids: number[], workspaceId?: number): Promise<EntryRow[]> {
+  return ledger.lockMany(tx, ids, workspaceId);
 }
