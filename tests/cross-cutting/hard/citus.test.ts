@@ -32,6 +32,7 @@ import { onCleanup } from './support/cleanup.js';
  * scheduled pulls' claimer (a BIDIRECTIONAL connection made at the start, whose one fire time passes during the file:
  * dispatched once, pulled once, no error).
  * Review approval, a document's upload and approval, and an inbox document's upload and attach, over HTTP.
+ * POST /entries that arrive together: written in groups that commit (create by create on Citus), none rolled back.
  */
 const t0 = Date.now();
 const step = (what: string) => process.stdout.write(`[citus +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}\n`);
