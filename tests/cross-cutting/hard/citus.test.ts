@@ -8,6 +8,7 @@ import { ADMIN, startServerProcess, type ServerProcess } from './support/server-
 import { startReceiver } from '../../outbound-webhooks/receiver.js';
 import { startGenericProvider, type GenericProvider } from '../../emulators/generic-provider.js';
 import { onCleanup } from './support/cleanup.js';
+import { CSV_MAPPING } from '../../support/factories/banking.js';
 
 /**
  * The service on Citus (issue 50, CONTRACT §24): a coordinator and two workers on loopback
@@ -646,18 +647,7 @@ describe('bank matches and the books check on Citus', () => {
       'Date;Amount;Text;Payee;Ref\r\n"05.03.2026";"1234,00";"Invoice";"Acme";"R1"\r\n"06.03.2026";"-56,78";"Fees";"Bank";"R2"\r\n';
     const form = new FormData();
     form.append('file', new Blob([Buffer.from(csv)]), 'statement.csv');
-    form.append(
-      'csvMapping',
-      JSON.stringify({
-        dateColumn: 'Date',
-        amountColumn: 'Amount',
-        descriptionColumn: 'Text',
-        counterpartyColumn: 'Payee',
-        referenceColumn: 'Ref',
-        dateFormat: 'DD.MM.YYYY',
-        decimalSeparator: ',',
-      }),
-    );
+    form.append('csvMapping', JSON.stringify(CSV_MAPPING));
     const imported = await w.api.request('POST', `/bank-accounts/${account.body.id}/statements`, { token: w.token, rawBody: form });
     expect(imported.status, imported.text).toBe(200);
     const lines = await w.api.get(`/bank-accounts/${account.body.id}/lines?limit=10`, o());
