@@ -1,7 +1,7 @@
 /**
  * The benchmark: `npm run bench` (1,000,000 entries) or `npm run bench -- --quick` (100,000 entries,
  * short runs, under 3 minutes). `--rebuild` regenerates the dataset even when one of that size exists;
- * `--only <text>` runs just the scenarios whose name contains the text;
+ * `--only <text>` runs just the scenarios whose name contains the text; `--entries <n>` sets the dataset's size;
  * `--cpu-prof` writes the server's CPU profile to .data/bench-prof/ (open it in Chrome DevTools).
  *
  * Builds (or reuses) the dataset in the bench database (bench/bench-db.ts, bench/generate-dataset.ts),
@@ -33,6 +33,12 @@ const settings: BenchSettings = quick
 
 const onlyAt = process.argv.indexOf('--only');
 if (onlyAt > 0) settings.only = process.argv[onlyAt + 1];
+// a smaller (or larger) dataset, for trying scenarios out: `--quick --entries 20000 --only POST`
+const entriesAt = process.argv.indexOf('--entries');
+if (entriesAt > 0) {
+  settings.entries = Number(process.argv[entriesAt + 1]);
+  if (!Number.isInteger(settings.entries) || settings.entries < 1) throw new Error('--entries must be a positive integer');
+}
 
 const log = (m: string) => console.log(m);
 const loadavg = () =>

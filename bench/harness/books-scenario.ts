@@ -19,9 +19,9 @@ import { accountLinesCursor } from '../../server/domains/books/index.js';
 import { metered } from './cpu.js';
 import { ensureValuations } from './fx-report-scenario.js';
 import { copyOut } from './copy.js';
-import { cannon, loop } from './load.js';
+import { cannon, loop, summarize } from './load.js';
 import type { BenchContext } from './scenarios.js';
-import { listLatencyRow, type ResultRow } from './table.js';
+import { cpuOf, listLatencyRow, type ResultRow } from './table.js';
 
 const CONNECTIONS = 10;
 const DEPTH = 100_000;
@@ -114,7 +114,10 @@ const XSD = fileURLToPath(new URL('../../../shared/samples/saft/Norwegian_SAF-T_
  */
 async function saftYear(c: BenchContext, pool: pg.Pool): Promise<ResultRow> {
   const ws = c.dataset.workspaceId;
-  const { rows } = await pool.query(`SELECT extract(year FROM max(txn_date))::int - 1 AS y FROM journal_transactions WHERE workspace_id = $1`, [ws]);
+  const { rows } = await pool.query(
+    `SELECT extract(year FROM max(txn_date))::int - 1 AS y FROM journal_transactions WHERE workspace_id = $1`,
+    [ws],
+  );
   const year: number = rows[0].y;
   const dir = mkdtempSync(path.join(tmpdir(), 'bench-saft-'));
   const file = path.join(dir, `saft-${year}.xml`);
@@ -122,11 +125,15 @@ async function saftYear(c: BenchContext, pool: pg.Pool): Promise<ResultRow> {
     const rssBefore = c.server.rssMB();
     const peak = c.server.watchRss();
     const started = performance.now();
-    const res = await fetch(`${c.server.base}/ledger/journal/export?workspaceId=${ws}&format=saft&from=${year}-01-01&to=${year}-12-31`, {
-      headers: { authorization: `Bearer ${c.token}` },
+    const ours = await metered(c, async () => {
+      const res = await fetch(`${c.server.base}/ledger/journal/export?workspaceId=${ws}&format=saft&from=${year}-01-01&to=${year}-12-31`, {
+        headers: { authorization: `Bearer ${c.token}` },
+      });
+      if (res.status !== 200 || !res.body) throw new Error(`SAF-T export: ${res.status} ${await res.text()}`);
+      await pipeline(Readable.fromWeb(res.body as never), createWriteStream(file));
+      const ms = performance.now() - started;
+      return summarize([ms], ms / 1000);
     });
-    if (res.status !== 200 || !res.body) throw new Error(`SAF-T export: ${res.status} ${await res.text()}`);
-    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(file));
     const seconds = (performance.now() - started) / 1000;
     const peakRss = peak();
     const growth = peakRss - rssBefore;
@@ -146,6 +153,7 @@ async function saftYear(c: BenchContext, pool: pg.Pool): Promise<ResultRow> {
     );
     const { size } = statSync(file);
     return {
+      cpuPerRequest: cpuOf(ours), // the one export request
       scenario: `GET /ledger/journal/export?format=saft, ${year}: ${counted[0].n.toLocaleString('en-US')} lines (baseline: COPY of the lines)`,
       unit: 's',
       ours: seconds,

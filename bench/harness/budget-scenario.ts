@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { BUDGET_VS_ACTUAL_SQL, budgetWindow } from '../../server/domains/budgets/index.js';
 import { repeat } from './load.js';
+import { metered, type Metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
 import { medianRow, type ResultRow } from './table.js';
 
@@ -50,8 +51,10 @@ export async function budgetScenario(c: BenchContext, client: pg.Client): Promis
     const oursMs: number[] = [];
     const baseMs: number[] = [];
     const peak = c.server.watchRss();
+    const oursRuns: Metered[] = [];
     for (let i = 0; i < c.settings.reportRuns; i++) {
-      oursMs.push((await repeat(1, report)).p50);
+      oursRuns.push(await metered(c, () => repeat(1, report)));
+      oursMs.push(oursRuns[i].p50);
       baseMs.push((await repeat(1, alone)).p50);
     }
     return medianRow(
@@ -61,6 +64,7 @@ export async function budgetScenario(c: BenchContext, client: pg.Client): Promis
       peak(),
       1.25,
       'baseline: the same SQL statement alone with pg',
+      oursRuns,
     );
   } finally {
     await call(c, 'DELETE', `/budgets/${budget.id}`);

@@ -5,9 +5,16 @@ import { cpuSecondsBetween, cpuSecondsByPid } from './server-process.js';
 
 export type Metered = LoadResult & { serverCpuMs: number; dbCpuMs: number };
 
-/** Runs a load and charges the CPU the server and PostgreSQL used to its requests. */
-export async function metered(c: BenchContext, run: () => Promise<LoadResult>): Promise<Metered> {
-  const { server, postgresPid } = c;
+/**
+ * Runs a load and charges the CPU the server and PostgreSQL used to its requests; `server` is the
+ * process that answers them (the real server unless named, e.g. the same-SQL baseline's).
+ */
+export async function metered(
+  c: BenchContext,
+  run: () => Promise<LoadResult>,
+  server: { cpuSeconds: () => number } = c.server,
+): Promise<Metered> {
+  const { postgresPid } = c;
   const dbCpu = () => (postgresPid ? cpuSecondsByPid(postgresPid) : undefined);
   const server0 = server.cpuSeconds();
   const db0 = dbCpu();

@@ -17,8 +17,9 @@ import { getDocument } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { readFile } from '../../server/domains/documents/extraction/read-file.js';
 import { inboxScenarios } from './inbox-scenario.js';
 import { repeat } from './load.js';
+import { metered } from './cpu.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { cpuOf, type ResultRow } from './table.js';
 
 /** ours ÷ the bare parse (reading fields, amounts and names costs at most this much more than parsing) */
 const XML_MIN_RATIO = 0.5;
@@ -199,7 +200,7 @@ async function suggestions(c: BenchContext): Promise<ResultRow> {
     };
     for (let w = 0; w < 20; w++) await get(); // warm-up
     k = 0;
-    const ours = await repeat(runs, get);
+    const ours = await metered(c, () => repeat(runs, get));
     let j = 0;
     const base = await repeat(runs, async () => {
       const s = samples[j++ % samples.length];
@@ -209,7 +210,7 @@ async function suggestions(c: BenchContext): Promise<ResultRow> {
         s.base_currency,
       ]);
     });
-    return row(
+    const suggestionsRow = row(
       'documents: GET /inbox/documents/{id}/suggestions',
       'req/s',
       ours.perSecond,
@@ -219,6 +220,7 @@ async function suggestions(c: BenchContext): Promise<ResultRow> {
       `${c.settings.entries} entries, ${ids.length} documents, ${runs} sequential requests, ${errors} errors; baseline: the exact-amount query alone`,
       { p50: ours.p50, p95: ours.p95, p99: ours.p99, baseP95: base.p95 },
     );
+    return { ...suggestionsRow, cpuPerRequest: cpuOf(ours) };
   } finally {
     await client.query('DELETE FROM inbox_documents WHERE id = ANY ($1::uuid[])', [ids]);
     await client.query(`DELETE FROM document_extractions WHERE workspace_id = $1 AND storage_key LIKE 'bench/%'`, [ws]);

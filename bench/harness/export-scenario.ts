@@ -4,7 +4,9 @@ import { entryFilterSql } from '../../server/domains/entries/entry-filters.js';
 import { EntryFilters } from '../../shared/contracts/entries.js';
 import { copyOut } from './copy.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { cpuOf, type ResultRow } from './table.js';
+import { summarize } from './load.js';
+import { metered } from './cpu.js';
 
 /** The export's rows as plain columns (server/domains/entries/export.service.ts), its parameters inlined for COPY as the service does. */
 function exportSelect(workspaceId: number): string {
@@ -23,23 +25,28 @@ export async function exportScenario(c: BenchContext): Promise<ResultRow> {
   const rssBefore = c.server.rssMB();
   const peak = c.server.watchRss();
   const started = performance.now();
-  const res = await fetch(`${c.server.base}/entries/export/csv?workspaceId=${c.dataset.workspaceId}`, {
-    headers: { authorization: `Bearer ${c.token}` },
-  });
-  if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
   let bytes = 0;
   let lines = 0;
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-    const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
-    bytes += buf.length;
-    for (let at = buf.indexOf(10); at !== -1; at = buf.indexOf(10, at + 1)) lines++;
-  }
+  const ours = await metered(c, async () => {
+    const res = await fetch(`${c.server.base}/entries/export/csv?workspaceId=${c.dataset.workspaceId}`, {
+      headers: { authorization: `Bearer ${c.token}` },
+    });
+    if (res.status !== 200) throw new Error(`export: ${res.status} ${await res.text()}`);
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+      bytes += buf.length;
+      for (let at = buf.indexOf(10); at !== -1; at = buf.indexOf(10, at + 1)) lines++;
+    }
+    const ms = performance.now() - started;
+    return summarize([ms], ms / 1000);
+  });
   const seconds = (performance.now() - started) / 1000;
   const peakRss = peak();
   const growth = peakRss - rssBefore;
   const base = await copyOut(c.url, `COPY (${exportSelect(c.dataset.workspaceId)}) TO STDOUT WITH (FORMAT csv, HEADER)`);
   const ratio = seconds / base.seconds;
   return {
+    cpuPerRequest: cpuOf(ours), // the one export request
     scenario: `CSV export, ${(lines - 1).toLocaleString('en-US')} rows`,
     unit: 's',
     ours: seconds,

@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { repeat } from './load.js';
+import { metered, type Metered } from './cpu.js';
 import type { ReportCase } from './report-sql.js';
 import type { BenchContext } from './scenarios.js';
 import { medianRow, type ResultRow } from './table.js';
@@ -73,9 +74,12 @@ export async function fxReportScenario(c: BenchContext, r: ReportCase): Promise<
   const oursMs: number[] = [];
   const baseMs: number[] = [];
   const peak = c.server.watchRss();
+  const runs = { ours: [] as Metered[], base: [] as Metered[] };
   for (let i = 0; i < c.settings.reportRuns; i++) {
-    oursMs.push((await repeat(1, normalized)).p50);
-    baseMs.push((await repeat(1, plain)).p50);
+    runs.ours.push(await metered(c, () => repeat(1, normalized)));
+    oursMs.push(runs.ours[i].p50);
+    runs.base.push(await metered(c, () => repeat(1, plain)));
+    baseMs.push(runs.base[i].p50);
   }
   return medianRow(
     `report ${r.name} normalize=true vs plain`,
@@ -84,5 +88,7 @@ export async function fxReportScenario(c: BenchContext, r: ReportCase): Promise<
     peak(),
     1.25,
     'baseline: the same report without normalize, same run, over HTTP',
+    runs.ours,
+    runs.base,
   );
 }

@@ -4,7 +4,7 @@ import { summarize, type LoadResult } from './load.js';
 import { metered } from './cpu.js';
 import { copyIn } from './copy.js';
 import type { BenchContext } from './scenarios.js';
-import type { ResultRow } from './table.js';
+import { cpuOf, type ResultRow } from './table.js';
 
 const BATCH = 1000;
 /** concurrent ingest clients: one keeps one core busy at a time; two let the server and PostgreSQL overlap */
@@ -128,6 +128,7 @@ export async function ingestScenario(c: BenchContext): Promise<ResultRow> {
   const baseRate = total / copySeconds;
   const ratio = oursRate / baseRate;
   return {
+    cpuPerRequest: cpuOf(ours), // per batch (one POST /api/v1/ingest)
     scenario: `ingest ${batches.length} x ${BATCH} entries, ${STREAMS} clients`,
     unit: 'rows/s',
     ours: oursRate,

@@ -9,7 +9,8 @@ import { cannon, loop, repeat } from './load.js';
 import { recordReportSql, replay, type ReportCase } from './report-sql.js';
 import type { ServerProcess } from './server-process.js';
 import { combineRuns, metered, type Metered } from './cpu.js';
-import { databaseCeiling, listLatencyRow, medianRow, throughputRow, type ResultRow } from './table.js';
+import { databaseCeiling, listLatencyRow, medianRow, throughputRow, withSameSql, type ResultRow } from './table.js';
+import { captureEntryCreate, captureEntryDetail, startSameSqlServer } from './same-sql-process.js';
 import { exportScenario } from './export-scenario.js';
 import { ingestScenario } from './ingest-scenario.js';
 import { coalescingScenario } from './coalescing-scenario.js';
@@ -48,21 +49,34 @@ export type BenchContext = {
 
 const CONNECTIONS = 10;
 
+/** Ours ≥ this share of the same SQL replayed bare (issue 53, deliverables 2 and 6). */
+const SAME_SQL_MIN = { detail: 0.6, create: 0.75 };
+
 async function getById(c: BenchContext): Promise<ResultRow> {
   const [lo, hi] = c.dataset.entryIds;
   const auth = { authorization: `Bearer ${c.token}` };
-  const pathFor = () => `/entries/${lo + Math.floor(Math.random() * (hi - lo + 1))}`;
-  await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
-  await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
-  const peak = c.server.watchRss();
-  const ours = await metered(c, () =>
-    cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS }),
-  );
-  const peakRss = peak();
-  const base = await metered(c, () =>
-    cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.seconds, connections: CONNECTIONS }),
-  );
-  return throughputRow('GET /entries/{id} vs constant query', ours, base, peakRss, 0.45);
+  const randomId = () => lo + Math.floor(Math.random() * (hi - lo + 1));
+  const pathFor = () => `/entries/${randomId()}`;
+  const plan = await captureEntryDetail(c.token, [randomId(), lo, hi]);
+  const same = await startSameSqlServer(plan, c.url, CONNECTIONS);
+  try {
+    await cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
+    await cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
+    await cannon({ url: same.base, pathFor, seconds: c.settings.warmupSeconds, connections: CONNECTIONS });
+    const peak = c.server.watchRss();
+    const ours = await metered(c, () =>
+      cannon({ url: c.server.base, headers: auth, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS }),
+    );
+    const peakRss = peak();
+    const base = await metered(c, () =>
+      cannon({ url: `${c.server.base}/bench/ping`, headers: auth, seconds: c.settings.seconds, connections: CONNECTIONS }),
+    );
+    const bare = await metered(c, () => cannon({ url: same.base, pathFor, seconds: c.settings.seconds, connections: CONNECTIONS }), same);
+    const row = throughputRow('GET /entries/{id} vs constant query and same SQL', ours, base, peakRss, 0.45);
+    return withSameSql(row, ours, bare, SAME_SQL_MIN.detail, same.summary);
+  } finally {
+    await same.stop();
+  }
 }
 
 /** The server's counters of grouped creates (server/db/commit-group.ts, GET /metrics). */
@@ -111,22 +125,33 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
       cannon({ url: `${c.server.base}${path}`, method: 'POST', headers: auth, body, seconds, connections: CONNECTIONS });
     const post = postTo('/entries');
     const constant = postTo('/bench/ping');
+    // the same SQL: the statements of this create (same workspace, rules, endpoint and rate) replayed bare
+    const same = await startSameSqlServer(await captureEntryCreate(c.token, body), c.url, CONNECTIONS);
+    await drained(client, ws.workspaceId); // the captured creates' deliveries
+    const bare = (seconds: number) => cannon({ url: `${same.base}/entries`, method: 'POST', body, seconds, connections: CONNECTIONS });
     await post(Math.max(2, c.settings.warmupSeconds)); // the first scenario of a --only run meets a cold server
+    await bare(c.settings.warmupSeconds);
     const peak = c.server.watchRss();
     const groupsBefore = await createGroups(c);
-    // halves in the order ours, constant, constant, ours, so that drift of the shared machine hits both sides alike;
-    // the deliveries of a POST half are drained before the next half starts
-    const runs = { ours: [] as Metered[], base: [] as Metered[] };
-    for (const key of ['ours', 'base', 'base', 'ours'] as const) {
-      runs[key].push(await metered(c, () => (key === 'ours' ? post : constant)(c.settings.seconds / 2)));
-      if (key === 'ours') await drained(client, ws.workspaceId);
+    // halves in the order ours, constant, same SQL, same SQL, constant, ours, so that drift of the shared machine
+    // hits every side alike; the deliveries of a POST or same-SQL half are drained before the next half starts
+    const runs = { ours: [] as Metered[], base: [] as Metered[], same: [] as Metered[] };
+    try {
+      for (const key of ['ours', 'base', 'same', 'same', 'base', 'ours'] as const) {
+        if (key === 'same') runs.same.push(await metered(c, () => bare(c.settings.seconds / 2), same));
+        else runs[key].push(await metered(c, () => (key === 'ours' ? post : constant)(c.settings.seconds / 2)));
+        if (key !== 'base') await drained(client, ws.workspaceId); // the same SQL writes the outbox rows too; the server delivers them
+      }
+    } finally {
+      await same.stop();
     }
     const groupsAfter = await createGroups(c);
     const peakRss = peak();
     await api(c, 'DELETE', `/webhook-endpoints/${endpoint.id}`);
     const ours = combineRuns(runs.ours);
     const base = combineRuns(runs.base);
-    const row = throughputRow('POST /entries vs constant mutation', ours, base, peakRss, 0.25);
+    const row = throughputRow('POST /entries vs constant mutation and same SQL', ours, base, peakRss, 0.25);
+    withSameSql(row, ours, combineRuns(runs.same), SAME_SQL_MIN.create, same.summary);
     const cores = os.cpus().length;
     const ceiling = (row.databaseCeiling = databaseCeiling(ours, base, cores));
     const bound = ceiling
@@ -135,7 +160,7 @@ async function postEntry(c: BenchContext): Promise<ResultRow> {
     const grouped = groupsAfter.grouped - groupsBefore.grouped;
     const shared = groupsAfter.shared - groupsBefore.shared;
     const groups = `group commit: ${grouped} of ${ours.requests} creates in ${shared} shared transactions (${shared ? (grouped / shared).toFixed(1) : '0'} each), ${groupsAfter.fallbacks - groupsBefore.fallbacks} written again alone`;
-    row.note = `alternating halves (ours, constant, constant, ours); 100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}; ${groups}`;
+    row.note = `alternating halves (ours, constant, same SQL, same SQL, constant, ours); 100 rules (several apply), 1 webhook endpoint (${rx.count()} deliveries), EUR valued in USD; ${row.note}${bound}; ${groups}`;
     return row;
   } finally {
     await rx.close();
@@ -170,12 +195,14 @@ async function listScenario(
   const rowsSql = entryPageSql(where, orderBy, `$${n + 1}`, `$${n + 2}`);
   const countSql = `SELECT count(*)::bigint AS total FROM entries e WHERE ${where}`;
   const peak = c.server.watchRss();
-  const ours = await cannon({
-    url: `${c.server.base}/entries?${qs}`,
-    headers: { authorization: `Bearer ${c.token}` },
-    seconds: c.settings.listSeconds,
-    connections: CONNECTIONS,
-  });
+  const ours = await metered(c, () =>
+    cannon({
+      url: `${c.server.base}/entries?${qs}`,
+      headers: { authorization: `Bearer ${c.token}` },
+      seconds: c.settings.listSeconds,
+      connections: CONNECTIONS,
+    }),
+  );
   const peakRss = peak();
   const base = await loop(c.settings.listSeconds, CONNECTIONS, () =>
     Promise.all([pool.query(rowsSql, [...params, q.limit, q.offset]), pool.query(countSql, params)]),
@@ -209,9 +236,11 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
   // interleaved (ours, raw, ours, raw …) so that load from other processes hits both sides alike
   const oursMs: number[] = [];
   const baseMs: number[] = [];
+  const oursRuns: Metered[] = [];
   const peak = c.server.watchRss();
   for (let i = 0; i < c.settings.reportRuns; i++) {
-    oursMs.push((await repeat(1, fetchReport)).p50);
+    oursRuns.push(await metered(c, () => repeat(1, fetchReport)));
+    oursMs.push(oursRuns[i].p50);
     baseMs.push((await repeat(1, () => replay(client, statements))).p50);
   }
   return medianRow(
@@ -221,6 +250,7 @@ async function reportScenario(c: BenchContext, client: pg.Client, r: ReportCase)
     peak(),
     2,
     `baseline: ${statements.length} statement(s) replayed (incl. SET LOCAL)`,
+    oursRuns,
   );
 }
 
@@ -239,7 +269,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
   const client = new pg.Client({ connectionString: c.url });
   await client.connect();
   try {
-    await step('GET /entries/{id}', () => getById(c));
+    await step('GET /entries/{id} vs same SQL', () => getById(c)); // `--only 'same SQL'` runs this and the POST row
     for (const mix of listMixes(c.dataset)) await step(`list ${mix.name}`, () => listScenario(c, pool, mix));
     for (const s of listPagesScenarios(c, pool)) await step(s.name, s.run);
     for (const r of REPORTS) await step(`report ${r.name}`, () => reportScenario(c, client, r));
@@ -255,7 +285,7 @@ export async function runScenarios(c: BenchContext): Promise<ResultRow[]> {
       return budgetScenario(c, client);
     });
     await step('CSV export', () => exportScenario(c));
-    await step('POST /entries', () => postEntry(c));
+    await step('POST /entries vs same SQL', () => postEntry(c));
     await step('ingest', () => ingestScenario(c));
     await step('coalescing: ingest in small batches vs POST /entries one by one', () => coalescingScenario(c));
     await step('webhooks: POST /entries with an endpoint', () => outboxOverheadScenario(c));

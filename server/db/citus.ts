@@ -14,7 +14,7 @@ export async function citusInstalled(db: Sequelize): Promise<boolean> {
  * with a `workspace_id` is distributed by it, co-located with `workspaces` (distributed by its
  * `id`), so that everything about one workspace lives in one shard group on one worker. Tables
  * without a workspace (users, sessions, login failures, idempotency records, API key rate windows,
- * bank_match_checks, schema_migrations, pg-boss's own schema) stay on the coordinator.
+ * schema_migrations, pg-boss's own schema) stay on the coordinator (bank_match_checks did until 0051 gave it a workspace).
  *
  * What Citus needs, and what this step therefore changes on Citus only:
  * - every PRIMARY KEY / UNIQUE constraint / unique index of a distributed table includes the

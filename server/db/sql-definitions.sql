@@ -8,32 +8,39 @@ CREATE OR REPLACE FUNCTION public.bank_lines_match_row()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      PERFORM bank_matches_changed(ARRAY[CASE WHEN TG_OP = 'DELETE' THEN OLD.match_id ELSE NEW.match_id END]);
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    IF TG_OP = 'DELETE' THEN
+      PERFORM bank_matches_changed(OLD.workspace_id, ARRAY[OLD.match_id]);
+    ELSE
+      PERFORM bank_matches_changed(NEW.workspace_id, ARRAY[NEW.match_id]);
+    END IF;
+    RETURN NULL;
+  END $function$;
 
 -- bank_match_checks_enforce()
 CREATE OR REPLACE FUNCTION public.bank_match_checks_enforce()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    DECLARE
-      ids uuid[];
-    BEGIN
-      WITH taken AS (DELETE FROM bank_match_checks RETURNING match_ids)
-      SELECT array_agg(DISTINCT m) INTO ids FROM taken CROSS JOIN LATERAL unnest(taken.match_ids) AS m;
-      IF ids IS NOT NULL THEN
-        PERFORM bank_matches_enforce(ids);
-      END IF;
-      RETURN NULL;
-    END $function$;
+  DECLARE
+    ids uuid[];
+  BEGIN
+    WITH taken AS (DELETE FROM bank_match_checks WHERE workspace_id = NEW.workspace_id RETURNING match_ids)
+    SELECT array_agg(DISTINCT m) INTO ids FROM taken CROSS JOIN LATERAL unnest(taken.match_ids) AS m;
+    IF ids IS NOT NULL THEN
+      PERFORM bank_matches_enforce(NEW.workspace_id, ids);
+    END IF;
+    RETURN NULL;
+  END $function$;
 
--- bank_match_enforce(m uuid)
-CREATE OR REPLACE FUNCTION public.bank_match_enforce(m uuid)
+-- bank_match_enforce(ws integer, m uuid)
+CREATE OR REPLACE FUNCTION public.bank_match_enforce(ws integer, m uuid)
  RETURNS void
- LANGUAGE sql
-AS $function$ SELECT bank_matches_enforce(ARRAY[m]) $function$;
+ LANGUAGE plpgsql
+AS $function$
+  BEGIN
+    PERFORM bank_matches_enforce(ws, ARRAY[m]);
+  END $function$;
 
 -- bank_match_guard()
 CREATE OR REPLACE FUNCTION public.bank_match_guard()
@@ -52,71 +59,75 @@ CREATE OR REPLACE FUNCTION public.bank_match_rows_changed()
  RETURNS trigger
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      IF TG_OP = 'INSERT' THEN
-        PERFORM bank_matches_changed(ARRAY(SELECT n.match_id FROM new_rows n WHERE n.match_id IS NOT NULL));
-      ELSIF TG_OP = 'DELETE' THEN
-        PERFORM bank_matches_changed(ARRAY(SELECT o.match_id FROM old_rows o WHERE o.match_id IS NOT NULL));
-      ELSE
-        PERFORM bank_matches_changed(ARRAY(
-          SELECT n.match_id FROM new_rows n WHERE n.match_id IS NOT NULL
-          UNION ALL SELECT o.match_id FROM old_rows o WHERE o.match_id IS NOT NULL));
-      END IF;
-      RETURN NULL;
-    END $function$;
+  BEGIN
+    IF TG_OP = 'INSERT' THEN
+      PERFORM bank_matches_changed(c.ws, c.ids)
+         FROM (SELECT n.workspace_id AS ws, array_agg(n.match_id) AS ids FROM new_rows n WHERE n.match_id IS NOT NULL GROUP BY 1 ORDER BY 1) c;
+    ELSIF TG_OP = 'DELETE' THEN
+      PERFORM bank_matches_changed(c.ws, c.ids)
+         FROM (SELECT o.workspace_id AS ws, array_agg(o.match_id) AS ids FROM old_rows o WHERE o.match_id IS NOT NULL GROUP BY 1 ORDER BY 1) c;
+    ELSE
+      PERFORM bank_matches_changed(c.ws, c.ids)
+         FROM (SELECT r.ws, array_agg(r.m) AS ids
+                 FROM (SELECT n.workspace_id AS ws, n.match_id AS m FROM new_rows n WHERE n.match_id IS NOT NULL
+                       UNION ALL SELECT o.workspace_id, o.match_id FROM old_rows o WHERE o.match_id IS NOT NULL) r
+                GROUP BY 1 ORDER BY 1) c;
+    END IF;
+    RETURN NULL;
+  END $function$;
 
--- bank_match_state(ids uuid[])
-CREATE OR REPLACE FUNCTION public.bank_match_state(ids uuid[])
+-- bank_match_state(ws integer, ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_match_state(ws integer, ids uuid[])
  RETURNS TABLE(checked_match uuid, account_currency text, lines_cents numeric, entries_cents numeric, entries_ok boolean, balanced boolean)
  LANGUAGE plpgsql
  STABLE
  SET enable_seqscan TO 'off'
 AS $function$
-    BEGIN
-      RETURN QUERY
-      SELECT bm.id, a.currency::text, ls.cents, x.cents, x.ok, ls.cents = x.cents AND x.ok
-        FROM (SELECT m.id, m.bank_account_id FROM bank_matches m WHERE m.id = ANY(ids) OFFSET 0) bm
-        JOIN bank_accounts a ON a.id = bm.bank_account_id
-        CROSS JOIN LATERAL (SELECT COALESCE(sum(l.amount_cents), 0) AS cents FROM bank_lines l WHERE l.match_id = bm.id) ls
-        CROSS JOIN LATERAL (
-          SELECT COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS cents,
-                 COALESCE(bool_and(e.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')
-                                   AND e.base_currency = a.currency AND e.is_reconciled), true) AS ok
-            FROM bank_match_entries me JOIN entries e ON e.id = me.entry_id
-           WHERE me.match_id = bm.id
-        ) x;
-    END $function$;
+  BEGIN
+    RETURN QUERY
+    SELECT bm.id, a.currency::text, ls.cents, x.cents, x.ok, ls.cents = x.cents AND x.ok
+      FROM (SELECT m.id, m.bank_account_id FROM bank_matches m WHERE m.id = ANY(ids) OFFSET 0) bm
+      JOIN bank_accounts a ON a.id = bm.bank_account_id
+      CROSS JOIN LATERAL (SELECT COALESCE(sum(l.amount_cents), 0) AS cents FROM bank_lines l WHERE l.match_id = bm.id) ls
+      CROSS JOIN LATERAL (
+        SELECT COALESCE(sum(CASE WHEN e.entry_type = 'INCOME' THEN e.amount_cents ELSE -e.amount_cents END), 0) AS cents,
+               COALESCE(bool_and(e.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')
+                                 AND e.base_currency = a.currency AND e.is_reconciled), true) AS ok
+          FROM bank_match_entries me JOIN entries e ON e.id = me.entry_id
+         WHERE me.match_id = bm.id
+      ) x;
+  END $function$;
 
--- bank_matches_changed(ids uuid[])
-CREATE OR REPLACE FUNCTION public.bank_matches_changed(ids uuid[])
+-- bank_matches_changed(ws integer, ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_matches_changed(ws integer, ids uuid[])
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-    BEGIN
-      IF cardinality(ids) > 0 THEN
-        INSERT INTO bank_match_checks (match_ids) VALUES (ids);
-      END IF;
-    END $function$;
+  BEGIN
+    IF cardinality(ids) > 0 THEN
+      INSERT INTO bank_match_checks (workspace_id, match_ids) VALUES (ws, ids);
+    END IF;
+  END $function$;
 
--- bank_matches_enforce(ids uuid[])
-CREATE OR REPLACE FUNCTION public.bank_matches_enforce(ids uuid[])
+-- bank_matches_enforce(ws integer, ids uuid[])
+CREATE OR REPLACE FUNCTION public.bank_matches_enforce(ws integer, ids uuid[])
  RETURNS void
  LANGUAGE plpgsql
 AS $function$
-    DECLARE
-      v record;
-    BEGIN
-      SELECT * INTO v FROM bank_match_state(ids) s WHERE NOT s.balanced LIMIT 1;
-      IF NOT FOUND THEN
-        RETURN; -- balanced, or gone (dissolved or deleted)
-      END IF;
-      IF v.lines_cents <> v.entries_cents THEN
-        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-      RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
+  DECLARE
+    v record;
+  BEGIN
+    SELECT * INTO v FROM bank_match_state(ws, ids) s WHERE NOT s.balanced LIMIT 1;
+    IF NOT FOUND THEN
+      RETURN; -- balanced, or gone (dissolved or deleted)
+    END IF;
+    IF v.lines_cents <> v.entries_cents THEN
+      RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
         USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-    END $function$;
+    END IF;
+    RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
+      USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
+  END $function$;
 
 -- books_currency_exponent(c text)
 CREATE OR REPLACE FUNCTION public.books_currency_exponent(c text)
@@ -522,7 +533,7 @@ CREATE OR REPLACE FUNCTION public.entries_match_check()
  LANGUAGE plpgsql
 AS $function$
   BEGIN
-    PERFORM bank_match_enforce(me.match_id) FROM bank_match_entries me WHERE me.workspace_id = NEW.workspace_id AND me.entry_id = NEW.id;
+    PERFORM bank_match_enforce(NEW.workspace_id, me.match_id) FROM bank_match_entries me WHERE me.workspace_id = NEW.workspace_id AND me.entry_id = NEW.id;
     RETURN NULL;
   END $function$;
 

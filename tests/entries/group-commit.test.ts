@@ -376,7 +376,7 @@ describe('POST /entries under group commit', () => {
     expect(tb.body.totals).toMatchObject({ debitCents: 1_200, creditCents: 1_200 });
   });
 
-  it('rules run on each grouped create; one whose rule requests a document is written alone, after the others committed together', async () => {
+  it('rules run on each grouped create; one whose rule requests a document is written in the same transaction, its request after its insert', async () => {
     const w = await ruleWorld(api);
     await createRule(w, {
       name: 'taxi',
@@ -414,7 +414,9 @@ describe('POST /entries under group commit', () => {
         })
       )[0].x;
     expect(await xmin(taxi.body.id)).toBe(await xmin(lunch.body.id));
-    expect(await xmin(hotel.body.id)).not.toBe(await xmin(taxi.body.id));
+    expect(await xmin(hotel.body.id)).toBe(await xmin(taxi.body.id));
+    const requested = await api.get(`/entries/${hotel.body.id}/documents`, { token: w.token });
+    expect(requested.body.map((d: any) => [d.documentName, d.status])).toEqual([['Receipt', 'REQUESTED']]);
   });
 
   it("a rule's SET_PROJECT out of the writer's reach is that request's 403 (project member, project-scoped key), grouped or alone", async () => {

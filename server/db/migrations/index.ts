@@ -36,6 +36,7 @@ import { m0047 } from './0047-books-day-balances.js';
 import { m0048 } from './0048-citus-routable-books.js';
 import { m0049 } from './0049-citus.js';
 import { m0050 } from './0050-citus-settlement-day.js';
+import { m0051 } from './0051-citus-bank-match-check.js';
 
 /** Every migration, in name order (umzug runs them in this order). Never edit a landed one. */
 export const migrations: Migration[] = [
@@ -76,6 +77,7 @@ export const migrations: Migration[] = [
   m0048,
   m0049,
   m0050,
+  m0051,
 ];
 
 const names = migrations.map((m) => m.name);

@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
+import { sameWorkspace } from '../../db/distributed.js';
 import { notFound } from '../../lib/errors.js';
 import { scope, type Actor } from '../../lib/scope.js';
 import type { MatchObject } from '../../../shared/contracts/banking.js';
@@ -18,8 +19,8 @@ type MatchRow = {
 };
 
 const MATCH_SELECT = `SELECT m.id, m.workspace_id, m.bank_account_id, m.method, m.created_by, m.created_at,
-    ARRAY(SELECT l.id FROM bank_lines l WHERE l.match_id = m.id ORDER BY l.id) AS line_ids,
-    ARRAY(SELECT me.entry_id FROM bank_match_entries me WHERE me.match_id = m.id ORDER BY me.entry_id) AS entry_ids
+    ARRAY(SELECT l.id FROM bank_lines l WHERE l.match_id = m.id${sameWorkspace('l', 'm')} ORDER BY l.id) AS line_ids,
+    ARRAY(SELECT me.entry_id FROM bank_match_entries me WHERE me.match_id = m.id${sameWorkspace('me', 'm')} ORDER BY me.entry_id) AS entry_ids
   FROM bank_matches m`;
 
 const presentMatch = (r: MatchRow): MatchObject => ({
@@ -78,7 +79,10 @@ async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ en
   );
 }
 
-/** Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then lines). */
-export async function lockEntries(tx: Transaction, ids: number[]): Promise<EntryRow[]> {
-  return ledger.lockMany(tx, ids);
+/**
+ * Locks entries through the ledger core, in id order (the one lock order of banking: entries, then matches, then
+ * lines); of workspace `workspaceId` only when given.
+ */
+export async function lockEntries(tx: Transaction, ids: number[], workspaceId?: number): Promise<EntryRow[]> {
+  return ledger.lockMany(tx, ids, workspaceId);
 }

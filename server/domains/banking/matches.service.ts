@@ -25,19 +25,29 @@ type EntryForMatch = {
 
 const signed = (e: EntryForMatch) => (e.entry_type === 'INCOME' ? e.amount_cents : -e.amount_cents);
 
-/** The entries of a match body, locked in id order; 400 for an id not in the account's workspace (CONTRACT §2). */
+/**
+ * The entries of a match body, locked in id order by the ledger core (of the account's workspace: any other id is
+ * not locked, and is a 400, CONTRACT §2), and whether each is in a match already (banking's own table).
+ */
 async function lockedEntries(tx: Transaction, account: AccountRow, ids: number[]): Promise<EntryForMatch[]> {
-  await lockEntries(tx, ids);
-  const rows = await db().query<EntryForMatch>(
-    `SELECT e.id, e.workspace_id, e.entry_type, e.entry_status, e.base_currency, e.amount_cents,
-            EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id) AS matched
-       FROM entries e WHERE e.id = ANY($1::bigint[]) ORDER BY e.id`,
-    { bind: [ids], type: QueryTypes.SELECT, transaction: tx },
-  );
-  const found = new Set(rows.filter((r) => r.workspace_id === account.workspace_id).map((r) => Number(r.id)));
+  const rows = await lockEntries(tx, ids, account.workspace_id);
+  const found = new Set(rows.map((r) => Number(r.id)));
   const missing = ids.filter((id) => !found.has(id));
   if (missing.length) throw badRequest(`Entries not found in the account's workspace: ${missing.join(', ')}`);
-  return rows;
+  const matched = await db().query<{ entry_id: string }>(
+    'SELECT entry_id FROM bank_match_entries WHERE workspace_id = $1 AND entry_id = ANY($2::bigint[])',
+    { bind: [account.workspace_id, ids], type: QueryTypes.SELECT, transaction: tx },
+  );
+  const inMatch = new Set(matched.map((m) => Number(m.entry_id)));
+  return rows.map((r) => ({
+    id: String(r.id),
+    workspace_id: r.workspace_id,
+    entry_type: r.entry_type as EntryForMatch['entry_type'],
+    entry_status: r.entry_status,
+    base_currency: r.base_currency,
+    amount_cents: Number(r.amount_cents),
+    matched: inMatch.has(Number(r.id)),
+  }));
 }
 
 /** Checks the entries are candidates (CONTRACT §14, without the date window) and the signed sums agree. */

@@ -5,8 +5,7 @@ import { creatorOf, scope, type Actor } from '../../lib/scope.js';
 import type { CreateEntryInput, EntryObject, UpdateEntryInput } from '../../../shared/contracts/entries.js';
 import { lockEntry, presentEntry } from './entry-rows.js';
 import { byUser } from './audit-events.js';
-import { createEntryRow } from './core/create.js';
-import { createEntryRowsTogether, type CreateRequest } from './core/create-together.js';
+import { createEntries, createEntryRow, type CreateRequest } from './core/create.js';
 import { CommitGroup, type GroupPiece, type PieceOutcome } from '../../db/commit-group.js';
 import { editEntryRow, setEntryTagsRow, setReconciledRow } from './core/change.js';
 
@@ -61,12 +60,13 @@ async function createTogether(tx: Transaction, pieces: GroupPiece<CreateCall>[])
     try {
       const project = await projectForActor(actor, input.projectId, tx);
       const given = draftOf(actor, input, project.workspace_id);
-      requests.push({ piece: i, given, actor: byUser(actor), reaches: reachOf(actor, project.workspace_id), inContext: piece.inContext });
+      const reaches = reachOf(actor, project.workspace_id);
+      requests.push({ piece: i, given, actor: byUser(actor), trigger: 'CREATE', reaches, inContext: piece.inContext });
     } catch (error) {
       outcomes[i] = { error };
     }
   }
-  const created = await createEntryRowsTogether(tx, requests);
+  const created = await createEntries(tx, requests);
   for (const [j, outcome] of created.entries()) {
     const i = requests[j].piece;
     if ('row' in outcome) {
@@ -79,7 +79,7 @@ async function createTogether(tx: Transaction, pieces: GroupPiece<CreateCall>[])
 
 /**
  * Creates that arrive together, or while a group is being written, are written together, set-based, in one
- * transaction (server/db/commit-group.ts, core/create-together.ts: each keeps its own outcome). Two lanes: one
+ * transaction (server/db/commit-group.ts, core/create.ts: each keeps its own outcome). Two lanes: one
  * lane measured better in short runs but worse in a full one (0.24 against 0.25 of the constant mutation, and
  * the 100-rules pair at 0.65; issue 35's note). A create's transaction takes only shared locks, so the lanes'
  * groups do not wait on each other; a group waits only on a period being closed or a row it references being deleted.

@@ -34,7 +34,7 @@ const COLUMN_TYPES: Record<(typeof ENTRY_COLUMNS)[number], string> = {
 };
 
 /**
- * insertEntry's statement for several new entries at once (a group of POST /entries, core/create-together.ts):
+ * The statement of every create (core/create.ts: one request, or a group of POST /entries), for any number of entries:
  * the entries ($1: their rows as written, in id order; columns beyond ENTRY_COLUMNS are ignored), their items ($2), payments ($3), tags with their ranks ($4), their events ($5)
  * and the outbox CTEs over $6 and $7 (now). Every parameter is a JSON array; one named statement whatever the size.
  */
@@ -63,12 +63,41 @@ WITH entry AS (
 ), ${outbox('$6', '$7::timestamptz')}
 SELECT * FROM entry ORDER BY id`;
 
-/** A new entry of a group: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
+/**
+ * The same statement for a group of one, with the entry's values and workspace bound as parameters (so Citus
+ * routes it to the workspace's shard group, CONTRACT §24): $1 … $19 and $24, $25 its columns, $20 items,
+ * $21 payments, $22 tag ids, $23 events, the outbox CTEs over $26.
+ */
+const insertOneSql = (outbox: InsertOutbox['ctes']) => `
+WITH entry AS (
+  ${insertEntriesSql(
+    `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
+              $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint,
+              NULL::uuid, NULL::text, $24::uuid, $25::date)) AS r(${ENTRY_COLUMNS.join(', ')})`,
+  )}
+), items AS (
+  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
+  SELECT $1::bigint, $2::int, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
+    FROM jsonb_to_recordset($20::jsonb)
+      AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)
+), payments AS (
+  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
+  SELECT $1::bigint, $2::int, t.transaction_date, t.amount_cents, t.method, t.external_ref
+    FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
+), tags AS (
+  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
+  SELECT $1::bigint, tag_id, $2::int, row_number() OVER (ORDER BY tag_id), count(*) OVER () FROM unnest($22::int[]) AS tag_id
+), event AS (
+  ${insertEventsSql('$23')}
+), ${outbox('$26', '$16::timestamptz')}
+SELECT * FROM entry`;
+
+/** A new entry: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
 export type GroupedNewEntry = { row: EntryRow } & Pick<NewEntry, 'items' | 'transactions' | 'tagIds'> & { events: EventInsertRow[] };
 
 /**
- * Several new entries, with their items, payments, tags, events and outbound events, in ONE statement; the rows
- * in id order. No rule checks here: core/create-together.ts holds them.
+ * New entries, with their items, payments, tags, events and outbound events, in ONE statement (insertOneSql for
+ * one entry); the rows in id order. No rule checks here: core/create.ts holds them.
  */
 export async function insertEntriesTogether(
   tx: Transaction,
@@ -76,6 +105,7 @@ export async function insertEntriesTogether(
   now: Date,
   outbox: InsertOutbox,
 ): Promise<EntryRow[]> {
+  if (entries.length === 1) return insertOne(tx, entries[0], now, outbox);
   const of = (e: GroupedNewEntry) => ({ entry_id: e.row.id, workspace_id: e.row.workspace_id });
   const items = entries.flatMap((e) => itemRows(e).map((item) => ({ ...of(e), ...item })));
   const payments = entries.flatMap((e) => paymentRows(e).map((payment) => ({ ...of(e), ...payment })));
@@ -85,5 +115,39 @@ export async function insertEntriesTogether(
   return preparedQuery<EntryRow>(tx, 'entries_insert_many', (statement ??= insertManySql(outbox.ctes)), [...values, outbox.json, now]);
 }
 
-/** The statement's text, built once (a name must always carry the same text). */
+async function insertOne(tx: Transaction, e: GroupedNewEntry, now: Date, outbox: InsertOutbox): Promise<EntryRow[]> {
+  const r = e.row;
+  const values: unknown[] = [
+    r.id,
+    r.workspace_id,
+    r.project_id,
+    r.entry_source_id,
+    r.entry_type,
+    r.base_currency,
+    r.amount_cents,
+    r.from_party_id,
+    r.to_party_id,
+    r.entry_date,
+    r.description,
+    r.reference,
+    r.exclude_from_sync,
+    r.category_id,
+    r.created_by,
+    now,
+    r.fx_rate,
+    r.fx_rate_date,
+    r.amount_base_cents,
+    JSON.stringify(itemRows(e)),
+    JSON.stringify(paymentRows(e)),
+    [...new Set(e.tagIds ?? [])],
+    JSON.stringify(e.events),
+    r.recurring_entry_id,
+    r.occurrence_date,
+    outbox.json,
+  ];
+  return preparedQuery<EntryRow>(tx, 'entries_insert_one', (oneStatement ??= insertOneSql(outbox.ctes)), values);
+}
+
+/** The statements' texts, built once (a name must always carry the same text). */
 let statement: string | undefined;
+let oneStatement: string | undefined;

@@ -2,10 +2,8 @@ import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
 import { clock } from '../../lib/clock.js';
 import type { EntryType, LinkType } from '../../../shared/contracts/entries.js';
-import type { EntryRow } from './entry-rows.js';
-import { chainedEvent, insertEventsSql, type EventActor, type EventInsertRow, type EventKind } from './audit-events.js';
+import { chainedEvent, type EventActor, type EventInsertRow, type EventKind } from './audit-events.js';
 import type { EntryValuation } from './core/reactions.js';
-import { preparedQuery } from '../../db/prepared.js';
 
 export type NewEntry = {
   workspaceId: number;
@@ -72,7 +70,7 @@ export const ENTRY_COLUMNS = [
 
 /**
  * THE insert of entries (DESIGN §2a: one insert path): every new entry — POST /entries, refunds, reimbursements,
- * corrections, bank lines (insertEntry) and ingest batches (core/ingest-rows.ts) — is written by this statement text,
+ * corrections, bank lines (entry-writes-many.ts, from core/create.ts) and ingest batches (core/ingest-rows.ts) — is written by this statement text,
  * from `rows`, an SQL row source aliased `r` with the columns of ENTRY_COLUMNS, followed by `tail` (ON CONFLICT …).
  * New entries are PENDING; PostgreSQL checks them against closed periods (migration 0023).
  */
@@ -81,36 +79,6 @@ export const insertEntriesSql = (rows: string, tail = ''): string =>
   SELECT ${ENTRY_COLUMNS.map((c) => `r.${c}`).join(', ')} FROM ${rows}
   ${tail}
   RETURNING *`;
-
-/**
- * The entry with its items, payments, tags (with their ranks: migration 0021) and ENTRY_CREATED event, in one statement (a new
- * entry is invisible to every other transaction, so its chain starts at seq 1 unlocked), and
- * with `outbox` its outbound events (CTEs of webhooks' outbox over parameter $26). Bind parameters
- * with explicit types, run as a named statement (parsed and planned once per connection).
- */
-const insertEntrySql = (outbox?: (events: string, now: string) => string) => `
-WITH entry AS (
-  ${insertEntriesSql(
-    `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
-              $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint,
-              NULL::uuid, NULL::text, $24::uuid, $25::date)) AS r(${ENTRY_COLUMNS.join(', ')})`,
-  )}
-), items AS (
-  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
-  SELECT $1::bigint, $2::int, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
-    FROM jsonb_to_recordset($20::jsonb)
-      AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)
-), payments AS (
-  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
-  SELECT $1::bigint, $2::int, t.transaction_date, t.amount_cents, t.method, t.external_ref
-    FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
-), tags AS (
-  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
-  SELECT $1::bigint, tag_id, $2::int, row_number() OVER (ORDER BY tag_id), count(*) OVER () FROM unnest($22::int[]) AS tag_id
-), event AS (
-  ${insertEventsSql('$23')}
-)${outbox ? `, ${outbox('$26', '$16::timestamptz')}` : ''}
-SELECT * FROM entry`;
 
 /** The outbound events of the new entry, written by its insert (see EntryReactions.createdOutbox). */
 export type InsertOutbox = { json: string; ctes: (events: string, now: string) => string };
@@ -156,55 +124,6 @@ export function createdChain(
   for (const f of following) chain.push(chainedEvent(chain[chain.length - 1], entry, f.kind, f.data, actor, event.created_at));
   return chain;
 }
-
-/** Inserts an entry with its items, payments and tags, and records ENTRY_CREATED. No rule checks here: core/create.ts holds them. */
-export async function insertEntry(
-  tx: Transaction,
-  e: NewEntry & { id?: number },
-  actor: EventActor,
-  eventData: Record<string, unknown> = {},
-  /** events chained after ENTRY_CREATED in the same statement (RULE_APPLIED of the rules that ran on it) */
-  following: { kind: EventKind; data: Record<string, unknown> }[] = [],
-  opts: { now?: Date; outbox?: InsertOutbox } = {},
-): Promise<EntryRow> {
-  const now = opts.now ?? clock.now();
-  const id = e.id ?? (await nextEntryId(tx));
-  const chain = createdChain({ ...e, id }, actor, eventData, following, now);
-  const values: unknown[] = [
-    id,
-    e.workspaceId,
-    e.projectId,
-    e.entrySourceId,
-    e.entryType,
-    e.baseCurrency,
-    e.amountCents,
-    e.fromPartyId ?? null,
-    e.toPartyId ?? null,
-    e.entryDate,
-    e.description ?? null,
-    e.reference ?? null,
-    e.excludeFromSync ?? false,
-    e.categoryId ?? null,
-    e.createdBy,
-    now,
-    e.valuation?.fxRate ?? null,
-    e.valuation?.fxRateDate ?? null,
-    e.valuation?.amountBaseCents ?? null,
-    JSON.stringify(itemRows(e)),
-    JSON.stringify(paymentRows(e)),
-    [...new Set(e.tagIds ?? [])],
-    JSON.stringify(chain),
-    e.recurringEntryId ?? null,
-    e.occurrenceDate ?? null,
-  ];
-  if (opts.outbox) values.push(opts.outbox.json);
-  const name = opts.outbox ? 'entries_insert_with_outbox' : 'entries_insert';
-  const [row] = await preparedQuery<EntryRow>(tx, name, (statements[name] ??= insertEntrySql(opts.outbox?.ctes)), values);
-  return row;
-}
-
-/** The text of each named statement, built once (a name must always carry the same text). */
-const statements: Partial<Record<'entries_insert' | 'entries_insert_with_outbox', string>> = {};
 
 export async function setEntryTags(tx: Transaction, entry: { id: number; workspace_id: number }, tagIds: number[]): Promise<void> {
   await db().query('DELETE FROM entry_tags WHERE entry_id = :id', { replacements: { id: entry.id }, transaction: tx });

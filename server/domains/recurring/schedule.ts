@@ -114,9 +114,11 @@ export async function validateSchedule(rrule: string, startDate: string): Promis
   const never = neverOccurs(partsOf(rrule), startDate);
   if (never) throw badRequest(`RRULE never produces a date: ${never}`);
   const first = await searchFirstDate(rrule, startDate);
+  // the search either ends with none (to the year 9999, seconds of CPU on a quiet machine) or is stopped
   if ('timedOut' in first) {
     throw badRequest(`RRULE never produces a date: a search from ${startDate} found none in ${FIRST_DATE_SEARCH_MS} ms`);
   }
+  if (first.found === null) throw badRequest(`RRULE never produces a date: a search from ${startDate} found none`);
 }
 
 const utc = (date: string) => new Date(`${date}T00:00:00Z`);

@@ -6,6 +6,9 @@ import { buildCrashWorld, plainClient } from './support/crash-world.js';
 import type { CrashWorld } from './support/crash-load.js';
 import { ADMIN, startServerProcess, type ServerProcess } from './support/server-process.js';
 import { startReceiver } from '../../outbound-webhooks/receiver.js';
+import { startGenericProvider, type GenericProvider } from '../../emulators/generic-provider.js';
+import { onCleanup } from './support/cleanup.js';
+import { CSV_MAPPING } from '../../support/factories/banking.js';
 
 /**
  * The service on Citus (issue 50, CONTRACT §24): a coordinator and two workers on loopback
@@ -24,9 +27,13 @@ import { startReceiver } from '../../outbound-webhooks/receiver.js';
  * the workspace. An entry's detail and related entries; an accounting push twice and the mappings' upserts (their
  * ON CONFLICT on keys 0049 widened with workspace_id); and a second server seeding a fresh distributed database
  * (the demo seed: bank imports with settlements, inbox, document and review approval, rules, a push).
- * Not yet here (issue 50 stays open for them): the manual bank-match balance check (bank_match_state reads matches
- * by id alone, from a coordinator table), GET /ledger/verify, the scheduled pulls' claimer, and review approval,
- * inbox attach and document review over HTTP (the seed runs them through the services).
+ * A manual bank match created and deleted over HTTP (its settlement posted, then reversed; an unequal match a 409), the
+ * match balance held by the database on the shards (migration 0051: an unbalanced change of a matched line refused at
+ * commit, routed or on every shard), GET /ledger/verify (ok, every entry checked, a live settlement compared), and the
+ * scheduled pulls' claimer (a BIDIRECTIONAL connection made at the start, whose one fire time passes during the file:
+ * dispatched once, pulled once, no error).
+ * Review approval, a document's upload and approval, and an inbox document's upload and attach, over HTTP.
+ * POST /entries that arrive together: written in groups that commit (create by create on Citus), none rolled back.
  */
 const t0 = Date.now();
 const step = (what: string) => process.stdout.write(`[citus +${((Date.now() - t0) / 1000).toFixed(1)}s] ${what}\n`);
@@ -35,16 +42,41 @@ let cluster: CitusCluster;
 let server: ServerProcess;
 let w: CrashWorld;
 let admin: pg.Client;
+let provider: GenericProvider;
+/** a BIDIRECTIONAL connection whose hourly cron fires at `fireAt` (the next whole minute): one scheduled pull is due */
+let scheduled: { connectionId: string; fireAt: Date };
+const PROVIDER_TOKEN = 'citus-provider-token';
 
 beforeAll(async () => {
   step('ensuring Citus');
   await ensureCitus();
   cluster = await startCitusCluster(2);
   step('cluster up; starting the service (it migrates)');
-  server = await startServerProcess(cluster.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true' });
+  server = await startServerProcess(cluster.databaseUrl, { WEBHOOK_ALLOW_PRIVATE_HOSTS: 'true', ACCOUNTING_ALLOW_PRIVATE_HOSTS: 'true' });
   admin = new pg.Client({ connectionString: cluster.superUrl(cluster.coordinator) });
   await admin.connect();
   w = await buildCrashWorld(server.baseUrl);
+  provider = await startGenericProvider({ token: PROVIDER_TOKEN });
+  onCleanup('generic provider', () => provider.close());
+  // made now, so that its fire time passes while the other tests run (the last test before the seed's checks it)
+  const fireAt = new Date(Math.ceil((Date.now() + 5_000) / 60_000) * 60_000);
+  const connection = await w.api.post(
+    '/accounting/connections',
+    {
+      workspaceId: w.workspaceId,
+      providerType: 'ACME_BOOKS',
+      name: 'Scheduled books',
+      credentials: { accessToken: PROVIDER_TOKEN },
+      config: { baseUrl: provider.baseUrl },
+      syncMode: 'BIDIRECTIONAL',
+      syncScheduleCron: `${fireAt.getUTCMinutes()} * * * *`,
+      requireReview: false,
+      requireCompletenessForSync: false,
+    },
+    { token: w.token },
+  );
+  if (connection.status !== 200) throw new Error(`scheduled connection: ${connection.status} ${connection.text}`);
+  scheduled = { connectionId: connection.body.id as string, fireAt };
   step('world built');
 }, 1_500_000);
 
@@ -205,6 +237,27 @@ describe('entries and refunds through the service on Citus', () => {
     const totals = tb.body.totals as { debitCents: number; creditCents: number };
     expect(totals.debitCents).toBeGreaterThanOrEqual(12_345 + 6_789 + 500);
     expect(totals.creditCents).toBe(totals.debitCents);
+  });
+
+  it('writes POST /entries that arrive together in one transaction, create by create, without rolling a group back first', async () => {
+    const groupsOf = async (outcome: string) => {
+      const text = await (await fetch(`${server.baseUrl}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`commit_group_transactions_total{group="entry_create",outcome="${outcome}"}`));
+      return Number(line?.split(' ').pop() ?? 0);
+    };
+    const before = { committed: await groupsOf('committed'), fallback: await groupsOf('fallback') };
+    const amounts = Array.from({ length: 24 }, (_, i) => 1_000 + i);
+    const entries = await Promise.all(amounts.map((cents, i) => newEntry(cents, i % 2 ? 'EXPENSE' : 'INCOME', i % 3 === 0)));
+    expect(entries.map((e) => e.amountCents)).toEqual(amounts);
+    expect(await groupsOf('committed'), 'no shared transaction committed: the requests never met in a group').toBeGreaterThan(
+      before.committed,
+    );
+    expect(await groupsOf('fallback'), 'a group rolled back and its requests were written again alone').toBe(before.fallback);
+    const { rows } = await admin.query<{ n: string }>(
+      `SELECT count(DISTINCT entry_id)::text AS n FROM journal_lines WHERE workspace_id = $1 AND entry_id = ANY($2::bigint[]) AND kind = 'ENTRY'`,
+      [w.workspaceId, entries.map((e) => e.id)],
+    );
+    expect(Number(rows[0]!.n)).toBe(entries.length);
   });
 
   it("delivers a workspace's outbound events: the claimer takes due deliveries workspace by workspace", async () => {
@@ -577,6 +630,241 @@ describe("the accounting syncs' and mappings' upserts on Citus (their ON CONFLIC
     );
     expect(batch.status, batch.text).toBe(200);
     expect(batch.body).toEqual({ created: 1, updated: 1 });
+  });
+});
+
+describe('bank matches and the books check on Citus', () => {
+  const o = () => ({ token: w.token });
+  /** A USD bank account of the world's workspace with a statement of two lines (money in 1,234.00, out 56.78). */
+  const accountWithLines = async (name: string) => {
+    const account = await w.api.post(
+      '/bank-accounts',
+      { workspaceId: w.workspaceId, name, currency: 'USD', projectId: w.projectId, partyId: w.partyIds[0], autoMatch: false },
+      o(),
+    );
+    expect(account.status, account.text).toBe(200);
+    const csv =
+      'Date;Amount;Text;Payee;Ref\r\n"05.03.2026";"1234,00";"Invoice";"Acme";"R1"\r\n"06.03.2026";"-56,78";"Fees";"Bank";"R2"\r\n';
+    const form = new FormData();
+    form.append('file', new Blob([Buffer.from(csv)]), 'statement.csv');
+    form.append('csvMapping', JSON.stringify(CSV_MAPPING));
+    const imported = await w.api.request('POST', `/bank-accounts/${account.body.id}/statements`, { token: w.token, rawBody: form });
+    expect(imported.status, imported.text).toBe(200);
+    const lines = await w.api.get(`/bank-accounts/${account.body.id}/lines?limit=10`, o());
+    expect(lines.status, lines.text).toBe(200);
+    const items = lines.body.items as { id: number; amountCents: number; status: string }[];
+    return {
+      accountId: account.body.id as string,
+      moneyIn: items.find((l) => l.amountCents === 123_400)!,
+      moneyOut: items.find((l) => l.amountCents === -5_678)!,
+    };
+  };
+  const entry = async (entryType: 'INCOME' | 'EXPENSE', amountCents: number) => {
+    const res = await w.api.post(
+      '/entries',
+      {
+        projectId: w.projectId,
+        entryType,
+        baseCurrency: 'USD',
+        amountCents,
+        entryDate: '2026-03-04',
+        description: `to match ${amountCents}`,
+      },
+      o(),
+    );
+    expect([200, 201], res.text).toContain(res.status);
+    return res.body as { id: number };
+  };
+  const journalKinds = async (entryId: number) =>
+    (
+      await admin.query<{ kind: string }>(`SELECT kind FROM journal_transactions WHERE workspace_id = $1 AND entry_id = $2 ORDER BY id`, [
+        w.workspaceId,
+        entryId,
+      ])
+    ).rows.map((r) => r.kind);
+  const verify = async () => {
+    const res = await w.api.get(`/ledger/verify?workspaceId=${w.workspaceId}`, o());
+    expect(res.status, res.text).toBe(200);
+    return res.body as { ok: boolean; entriesChecked: number; mismatches: unknown[] };
+  };
+  const trialBalanced = async () => {
+    const tb = await w.api.get(`/ledger/trial-balance?workspaceId=${w.workspaceId}&asOf=2026-12-31`, o());
+    expect(tb.status, tb.text).toBe(200);
+    const totals = tb.body.totals as { debitCents: number; creditCents: number };
+    expect(totals.creditCents).toBe(totals.debitCents);
+  };
+
+  it('creates a manual match (its balance checked: an unequal one is a 409) and deletes it: the settlement is posted, then reversed', async () => {
+    const { moneyIn } = await accountWithLines('Citus matches');
+    const income = await entry('INCOME', 123_400);
+    const short = await entry('INCOME', 123_399);
+    const unequal = await w.api.post('/reconciliation/matches', { lineIds: [moneyIn.id], entryIds: [short.id] }, o());
+    expect(unequal.status, unequal.text).toBe(409);
+    const match = await w.api.post('/reconciliation/matches', { lineIds: [moneyIn.id], entryIds: [income.id] }, o());
+    expect(match.status, `${match.text}\n${server.output().slice(-3000)}`).toBe(200);
+    expect(match.body).toMatchObject({ workspaceId: w.workspaceId, lineIds: [moneyIn.id], entryIds: [income.id], method: 'MANUAL' });
+    const read = await w.api.get(`/reconciliation/matches/${match.body.id}`, o());
+    expect(read.status, read.text).toBe(200);
+    expect(read.body).toEqual(match.body);
+    expect(await journalKinds(income.id)).toEqual(['ENTRY', 'SETTLEMENT']);
+    expect(await verify()).toMatchObject({ ok: true, mismatches: [] });
+
+    const deleted = await w.api.del(`/reconciliation/matches/${match.body.id}`, o());
+    expect(deleted.status, `${deleted.text}\n${server.output().slice(-3000)}`).toBe(200);
+    expect(deleted.body).toEqual({ success: true });
+    expect((await w.api.get(`/reconciliation/matches/${match.body.id}`, o())).status).toBe(404);
+    const after = await w.api.get(`/entries/${income.id}`, o());
+    expect(after.body).toMatchObject({ isReconciled: false });
+    const { rows } = await admin.query<{ status: string; match_id: string | null }>(
+      `SELECT status, match_id FROM bank_lines WHERE workspace_id = $1 AND id = $2`,
+      [w.workspaceId, moneyIn.id],
+    );
+    expect(rows).toEqual([{ status: 'UNMATCHED', match_id: null }]);
+    expect(await journalKinds(income.id)).toEqual(['ENTRY', 'SETTLEMENT', 'REVERSAL']);
+    expect(await verify()).toMatchObject({ ok: true, mismatches: [] });
+    await trialBalanced();
+  });
+
+  it('holds a match balanced in the database: an unbalanced change of a matched line is refused at commit, on the shard', async () => {
+    const { moneyOut } = await accountWithLines('Citus balance');
+    const expense = await entry('EXPENSE', 5_678);
+    const match = await w.api.post('/reconciliation/matches', { lineIds: [moneyOut.id], entryIds: [expense.id] }, o());
+    expect(match.status, match.text).toBe(200);
+    const raw = new pg.Client({ connectionString: cluster.databaseUrl });
+    await raw.connect();
+    try {
+      const change = async (sql: string) => {
+        await raw.query('BEGIN');
+        await raw.query(sql, [w.workspaceId, moneyOut.id]);
+        return raw.query('COMMIT').then(
+          () => undefined,
+          async (e: Error & { code?: string }) => {
+            await raw.query('ROLLBACK').catch(() => undefined);
+            return e;
+          },
+        );
+      };
+      // a statement routed to the workspace's shard group (one-phase commit: the worker's check fails its COMMIT)
+      const routed = await change(`UPDATE bank_lines SET amount_cents = -5677 WHERE workspace_id = $1 AND id = $2`);
+      expect(routed, 'routed').toBeInstanceOf(Error);
+      // a statement on every shard (two-phase commit: the check fails the PREPARE, 23514 as on PostgreSQL)
+      const everywhere = await change(`UPDATE bank_lines SET amount_cents = -5677 WHERE id = $2 AND $1::int IS NOT NULL`);
+      expect(everywhere, 'on every shard').toMatchObject({ code: '23514', message: expect.stringContaining('bank match') });
+      // a balanced change of the match's line commits: the check itself runs on the shard
+      expect(await change(`UPDATE bank_lines SET status = 'MATCHED' WHERE workspace_id = $1 AND id = $2`)).toBeUndefined();
+    } finally {
+      await raw.end();
+    }
+    const { rows } = await admin.query<{ amount: string; pending: string }>(
+      `SELECT (SELECT amount_cents::text FROM bank_lines WHERE workspace_id = $1 AND id = $2) AS amount,
+              (SELECT count(*)::text FROM bank_match_checks) AS pending`,
+      [w.workspaceId, moneyOut.id],
+    );
+    expect(rows[0]).toEqual({ amount: '-5678', pending: '0' });
+    // the match stays: verify compares its settlement too
+    const verified = await verify();
+    expect(verified).toMatchObject({ ok: true, mismatches: [] });
+    const { rows: count } = await admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM entries WHERE workspace_id = $1`, [
+      w.workspaceId,
+    ]);
+    expect(verified.entriesChecked).toBe(count[0]!.n);
+    await trialBalanced();
+  });
+});
+
+describe("the scheduled accounting pulls' claimer on Citus (due connections read workspace by workspace)", () => {
+  it('dispatches the due fire time of a BIDIRECTIONAL connection once and runs its pull', async () => {
+    const pulls = () => provider.requests.filter((r) => r.method === 'GET' && r.path === '/entries').length;
+    await expect
+      .poll(
+        async () =>
+          (
+            await admin.query<{ last_fire_at: Date; last_finished_at: Date | null; last_error: string | null }>(
+              `SELECT last_fire_at, last_finished_at, last_error FROM accounting_pull_schedule WHERE workspace_id = $1 AND connection_id = $2`,
+              [w.workspaceId, scheduled.connectionId],
+            )
+          ).rows[0] ?? null,
+        { timeout: Math.max(0, scheduled.fireAt.getTime() - Date.now()) + 150_000, interval: 500 },
+      )
+      .toMatchObject({ last_finished_at: expect.any(Date) });
+    const { rows } = await admin.query<{ last_fire_at: Date; last_error: string | null }>(
+      `SELECT last_fire_at, last_error FROM accounting_pull_schedule WHERE workspace_id = $1 AND connection_id = $2`,
+      [w.workspaceId, scheduled.connectionId],
+    );
+    expect(rows[0]!.last_fire_at.getTime()).toBe(scheduled.fireAt.getTime());
+    expect(rows[0]!.last_error).toBeNull();
+    expect(pulls()).toBe(1);
+  });
+});
+
+describe('review approval, document review and inbox attach over HTTP on Citus', () => {
+  const pdf = (text: string) =>
+    Buffer.from(`%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\n% ${text}\ntrailer << /Root 1 0 R >>\n%%EOF\n`, 'latin1');
+  const pdfPart = (form: FormData, text: string, name: string) =>
+    form.append('file', new Blob([new Uint8Array(pdf(text))], { type: 'application/pdf' }), name);
+
+  it("approves an entry's review, uploads and approves its document, and attaches an inbox document to another entry", async () => {
+    const { api, token, workspaceId, projectId } = w;
+    const o = { token };
+    const connection = await api.post(
+      '/accounting/connections',
+      { workspaceId, providerType: 'MANUAL', name: 'Reviewed books', credentials: { apiKey: 'not-a-real-key' }, requireReview: true },
+      o,
+    );
+    expect(connection.status, connection.text).toBe(200);
+    const newEntry = async (amountCents: number) => {
+      const res = await api.post(
+        '/entries',
+        { projectId, entryType: 'EXPENSE', baseCurrency: 'USD', amountCents, entryDate: '2026-03-18', description: 'reviewed on Citus' },
+        o,
+      );
+      expect([200, 201], res.text).toContain(res.status);
+      return res.body as { id: number };
+    };
+    try {
+      // a connection that requires review queues one for a new entry of its workspace (CONTRACT §8)
+      const entry = await newEntry(700);
+      const reviews = await api.get(`/accounting/reviews?workspaceId=${workspaceId}&entryId=${entry.id}`, o);
+      expect(reviews.status, reviews.text).toBe(200);
+      const review = (reviews.body.items as { id: string; connectionId: string; status: string }[]).find(
+        (r) => r.connectionId === connection.body.id,
+      );
+      expect(review, reviews.text).toMatchObject({ status: 'QUEUED' });
+      const approved = await api.patch(`/accounting/reviews/${review!.id}/approve`, { notes: 'approved on Citus' }, o);
+      expect(approved.status, `${approved.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(approved.body).toMatchObject({ id: review!.id, status: 'APPROVED', notes: 'approved on Citus' });
+
+      // a document uploaded to the entry, then approved (its review)
+      const form = new FormData();
+      form.append('documentType', 'BASIS');
+      pdfPart(form, 'citus receipt', 'receipt.pdf');
+      const uploaded = await api.request('POST', `/entries/${entry.id}/documents/upload?workspaceId=${workspaceId}`, {
+        token,
+        rawBody: form,
+      });
+      expect(uploaded.status, uploaded.text).toBe(200);
+      expect(uploaded.body).toMatchObject({ entryId: entry.id, status: 'UPLOADED' });
+      const docApproved = await api.patch(`/entries/${entry.id}/documents/${uploaded.body.id}/approve`, undefined, o);
+      expect(docApproved.status, `${docApproved.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(docApproved.body).toMatchObject({ id: uploaded.body.id, status: 'APPROVED' });
+
+      // an inbox document of the workspace, attached to another entry
+      const inboxForm = new FormData();
+      inboxForm.append('workspaceId', String(workspaceId));
+      pdfPart(inboxForm, 'citus inbox', 'invoice.pdf');
+      const inboxed = await api.request('POST', '/inbox/documents', { token, rawBody: inboxForm });
+      expect(inboxed.status, inboxed.text).toBe(200);
+      const other = await newEntry(900);
+      const attached = await api.post(`/inbox/documents/${inboxed.body.id}/attach`, { entryId: other.id }, o);
+      expect(attached.status, `${attached.text}\n${server.output().slice(-3000)}`).toBe(200);
+      expect(attached.body).toMatchObject({ id: inboxed.body.id, status: 'ATTACHED', entryId: other.id });
+      const documents = await api.get(`/entries/${other.id}/documents`, o);
+      expect(documents.status, documents.text).toBe(200);
+      expect(JSON.stringify(documents.body)).toContain('invoice.pdf');
+    } finally {
+      // later entries of the workspace queue no more reviews
+      expect((await api.del(`/accounting/connections/${connection.body.id}`, o)).status).toBe(200);
+    }
   });
 });
 

@@ -2,6 +2,7 @@ import { CronExpressionParser } from 'cron-parser';
 import PgBoss from 'pg-boss';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../../db/database.js';
+import { onCitus, sameWorkspace } from '../../../db/distributed.js';
 import { withStartupLock } from '../../../db/startup-lock.js';
 import { pgConnectionOf } from '../../../db/hosts.js';
 import { clock } from '../../../lib/clock.js';
@@ -41,19 +42,38 @@ export function lastFireTime(cron: string, now: Date): Date | null {
   }
 }
 
+/** The connections a schedule pulls (alias c). */
+const SCHEDULED = `c.is_active AND c.sync_mode = 'BIDIRECTIONAL' AND c.sync_schedule_cron IS NOT NULL`;
+
+/** The scheduled connections with the fire time last dispatched, of one workspace or of all (`undefined`, plain PostgreSQL). */
+function candidatesOf(workspaceId: number | undefined): Promise<Due[]> {
+  const ofWorkspace = workspaceId === undefined ? '' : `AND c.workspace_id = :workspaceId`;
+  return db().query<Due>(
+    `SELECT c.id, c.workspace_id, c.sync_schedule_cron, c.created_at, s.last_fire_at
+       FROM accounting_connections c LEFT JOIN accounting_pull_schedule s ON s.connection_id = c.id${workspaceId === undefined ? '' : sameWorkspace('s', 'c')}
+      WHERE ${SCHEDULED} ${ofWorkspace}
+      ORDER BY c.id`,
+    { replacements: { workspaceId }, type: QueryTypes.SELECT },
+  );
+}
+
 /**
  * Claims every due fire time and hands the connection to `enqueue`; returns the connection ids
  * dispatched. A connection is due when its cron fired after the fire time last dispatched for it
  * (or, never dispatched, after the connection was created).
  */
 export async function dispatchDuePulls(now: Date, enqueue: (connectionId: string) => Promise<unknown>): Promise<string[]> {
-  const candidates = await db().query<Due>(
-    `SELECT c.id, c.workspace_id, c.sync_schedule_cron, c.created_at, s.last_fire_at
-       FROM accounting_connections c LEFT JOIN accounting_pull_schedule s ON s.connection_id = c.id
-      WHERE c.is_active AND c.sync_mode = 'BIDIRECTIONAL' AND c.sync_schedule_cron IS NOT NULL
-      ORDER BY c.id`,
-    { type: QueryTypes.SELECT },
-  );
+  let candidates: Due[];
+  if (!(await onCitus())) candidates = await candidatesOf(undefined);
+  else {
+    // on Citus a join of two tenant tables must name the workspace (its distribution column): workspace by workspace
+    const workspaces = await db().query<{ workspace_id: number }>(
+      `SELECT DISTINCT c.workspace_id FROM accounting_connections c WHERE ${SCHEDULED} ORDER BY 1`,
+      { type: QueryTypes.SELECT },
+    );
+    candidates = [];
+    for (const { workspace_id } of workspaces) candidates.push(...(await candidatesOf(workspace_id)));
+  }
   const dispatched: string[] = [];
   for (const c of candidates) {
     const fire = lastFireTime(c.sync_schedule_cron, now);
@@ -74,8 +94,8 @@ export async function dispatchDuePulls(now: Date, enqueue: (connectionId: string
 
 /** The PULL_QUEUE job: pulls the connection if it is still active and BIDIRECTIONAL, and notes the outcome. */
 export async function runScheduledPull(connectionId: string): Promise<void> {
-  const [c] = await db().query<{ is_active: boolean; sync_mode: string }>(
-    'SELECT is_active, sync_mode FROM accounting_connections WHERE id = :id',
+  const [c] = await db().query<{ is_active: boolean; sync_mode: string; workspace_id: number }>(
+    'SELECT is_active, sync_mode, workspace_id FROM accounting_connections WHERE id = :id',
     {
       replacements: { id: connectionId },
       type: QueryTypes.SELECT,
@@ -90,9 +110,10 @@ export async function runScheduledPull(connectionId: string): Promise<void> {
     lastError = (err instanceof Error ? err.message : String(err)).slice(0, 4000);
     runtime().logger.warn({ connectionId, err: lastError }, 'scheduled pull failed');
   }
-  await db().query('UPDATE accounting_pull_schedule SET last_finished_at = :now, last_error = :lastError WHERE connection_id = :id', {
-    replacements: { id: connectionId, now: clock.now(), lastError },
-  });
+  await db().query(
+    'UPDATE accounting_pull_schedule SET last_finished_at = :now, last_error = :lastError WHERE connection_id = :id AND workspace_id = :ws',
+    { replacements: { id: connectionId, ws: c.workspace_id, now: clock.now(), lastError } },
+  );
 }
 
 export type SyncScheduler = { boss: PgBoss; stop: () => Promise<void> };

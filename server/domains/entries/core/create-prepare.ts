@@ -6,7 +6,7 @@ import { reactions } from './reactions.js';
 import { writeRefusal } from './writable.js';
 
 /*
- * The create's statement before its insert (createEntryRow in create.ts tells the story of a create; this is
+ * The create's statement before its insert (createEntries in create.ts tells the story of a create; this is
  * its one round trip of checks and look-ups).
  */
 
@@ -25,31 +25,6 @@ export type Prepared = {
   reviews_due: boolean;
   budgets_due: boolean;
 };
-
-/**
- * ONE statement before the insert: the shared period lock and the closed period at the date (migration 0019's
- * function, whose check runs with a snapshot taken after the lock), the workspace's MANUAL source, an id for
- * the new entry, which of the named references are usable ids of the workspace, the valuation (fx), whether a
- * connection will queue the entry for review (accounting) and whether the workspace has budgets (budgets). $1 ws,
- * $2 date, $3 currency, $4 amount, $5 project (as the rules left it), $6 projects, $7 parties, $8 tags, $9 sources,
- * $10 categories to check.
- */
-let prepareText: string | undefined;
-const prepareSql = () =>
-  (prepareText ??= `
-  SELECT entry_write_closed_period($1::int, $2::date) AS closed_period,
-         (SELECT id FROM entry_sources WHERE workspace_id = $1::int AND kind = 'MANUAL') AS manual_source_id,
-         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
-         ARRAY(SELECT id FROM projects WHERE workspace_id = $1::int AND id = ANY ($6::int[])) AS projects,
-         ARRAY(SELECT id FROM parties WHERE workspace_id = $1::int AND id = ANY ($7::int[])) AS parties,
-         ARRAY(SELECT id FROM tags WHERE workspace_id = $1::int AND id = ANY ($8::int[]) AND archived_at IS NULL) AS tags,
-         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
-         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
-         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due,
-         ${reactions().newEntrySql.budgetsDue('$1::int')} AS budgets_due
-    FROM (SELECT 1) one
-    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
 
 export type References = {
   projectIds?: (number | null | undefined)[];
@@ -79,22 +54,7 @@ function assertFound(found: Prepared, refs: References): void {
   if (missingCategory !== undefined) throw badRequest(`Category ${missingCategory} is not an active category of this workspace`);
 }
 
-/**
- * The checks and look-ups before the insert, in one round trip (see prepareSql): 409 when the date is in a
- * closed period, then 400 for a reference the caller gave, then for one the rules added.
- */
-export async function prepare(
-  tx: Transaction,
-  given: Pick<NewEntry, 'workspaceId' | 'entryDate'>,
-  draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>,
-  checks: References[],
-): Promise<Prepared> {
-  const [row] = await preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareSql(), [...parametersOf(given, draft, checks)]);
-  assertPrepared(row, given, checks);
-  return row;
-}
-
-/** The parameters of one create's checks, in the order of prepareSql's $1 … $10. */
+/** The parameters of one create's checks: workspace, date, currency, amount, project (as the rules left it), then the ids to check. */
 function parametersOf(
   given: Pick<NewEntry, 'workspaceId' | 'entryDate'>,
   draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>,
@@ -122,7 +82,7 @@ function assertPrepared(row: Prepared, given: Pick<NewEntry, 'entryDate'>, check
   for (const refs of checks) assertFound(row, refs);
 }
 
-/** One create of a group (core/create-together.ts): what prepare takes. */
+/** One create (core/create.ts): what prepareMany checks for it. */
 export type PrepareRequest = {
   given: Pick<NewEntry, 'workspaceId' | 'entryDate'>;
   draft: Pick<NewEntry, 'baseCurrency' | 'amountCents' | 'projectId'>;
@@ -130,8 +90,36 @@ export type PrepareRequest = {
 };
 
 /**
- * prepareSql's checks and look-ups for several creates in ONE statement (a row per create, in order, each with
- * its own id), and each create's own verdict: its Prepared row, or its own 409/400 (a bad one fails no other).
+ * The statement of a lone create (a group of one), with its workspace and date bound as parameters, so Citus
+ * routes it to the workspace's shard group and evaluates the closed-period function and the id on the
+ * coordinator (CONTRACT §24): $1 ws, $2 date, $3 currency, $4 amount, $5 project (as the rules left it),
+ * $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check. Its columns are prepareManySql's.
+ */
+let prepareOneText: string | undefined;
+const prepareOneSql = () =>
+  (prepareOneText ??= `
+  SELECT entry_write_closed_period($1::int, $2::date) AS closed_period,
+         (SELECT id FROM entry_sources WHERE workspace_id = $1::int AND kind = 'MANUAL') AS manual_source_id,
+         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
+         ARRAY(SELECT id FROM projects WHERE workspace_id = $1::int AND id = ANY ($6::int[])) AS projects,
+         ARRAY(SELECT id FROM parties WHERE workspace_id = $1::int AND id = ANY ($7::int[])) AS parties,
+         ARRAY(SELECT id FROM tags WHERE workspace_id = $1::int AND id = ANY ($8::int[]) AND archived_at IS NULL) AS tags,
+         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
+         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
+         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
+         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due,
+         ${reactions().newEntrySql.budgetsDue('$1::int')} AS budgets_due
+    FROM (SELECT 1) one
+    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
+
+/**
+ * ONE statement before the insert, a row per create (in order): the shared period lock and the closed period at
+ * the date (migration 0019's function, whose check runs with a snapshot taken after the lock), the workspace's
+ * MANUAL source, an id for the new entry, which of the named references are usable ids of the workspace, the
+ * valuation (fx), whether a connection will queue the entry for review (accounting) and whether the workspace
+ * has budgets (budgets). Each create's own verdict: its Prepared row, or its own 409/400 (a bad one fails no other).
+ * A group of one runs prepareOneSql. A larger group's statement reads its creates from JSON, which Citus cannot
+ * route to one shard group: there createEntries writes a group create by create.
  */
 let prepareManyText: string | undefined;
 const prepareManySql = () =>
@@ -154,11 +142,7 @@ const prepareManySql = () =>
    ORDER BY p.n`);
 
 export async function prepareMany(tx: Transaction, requests: PrepareRequest[]): Promise<({ prepared: Prepared } | { error: unknown })[]> {
-  const json = requests.map(({ given, draft, checks }, n) => {
-    const [ws, entryDate, currency, amount, projectId, projects, parties, tags, sources, categories] = parametersOf(given, draft, checks);
-    return { n, ws, entry_date: entryDate, currency, amount, project_id: projectId, projects, parties, tags, sources, categories };
-  });
-  const rows = await preparedQuery<Prepared>(tx, 'entries_create_prepare_many', prepareManySql(), [JSON.stringify(json)]);
+  const rows = await (requests.length === 1 ? prepareOne(tx, requests[0]) : prepareTogether(tx, requests));
   return rows.map((row, i) => {
     try {
       assertPrepared(row, requests[i].given, requests[i].checks);
@@ -167,4 +151,15 @@ export async function prepareMany(tx: Transaction, requests: PrepareRequest[]): 
       return { error };
     }
   });
+}
+
+const prepareOne = (tx: Transaction, { given, draft, checks }: PrepareRequest) =>
+  preparedQuery<Prepared>(tx, 'entries_create_prepare', prepareOneSql(), [...parametersOf(given, draft, checks)]);
+
+function prepareTogether(tx: Transaction, requests: PrepareRequest[]) {
+  const json = requests.map(({ given, draft, checks }, n) => {
+    const [ws, entryDate, currency, amount, projectId, projects, parties, tags, sources, categories] = parametersOf(given, draft, checks);
+    return { n, ws, entry_date: entryDate, currency, amount, project_id: projectId, projects, parties, tags, sources, categories };
+  });
+  return preparedQuery<Prepared>(tx, 'entries_create_prepare_many', prepareManySql(), [JSON.stringify(json)]);
 }

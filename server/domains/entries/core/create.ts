@@ -1,25 +1,32 @@
 import type { Transaction } from '../../../db/database.js';
+import { onCitus } from '../../../db/distributed.js';
 import { clock } from '../../../lib/clock.js';
-import { forbidden } from '../../../lib/errors.js';
-import type { LinkType } from '../../../../shared/contracts/entries.js';
-import { presentEntry, reloadRow, type EntryRow } from '../entry-rows.js';
-import { insertEntry, linkEntries, tagIdsOf, type NewEntry } from '../entry-writes.js';
-import { recordEvent, type EventActor } from '../audit-events.js';
+import { reloadRow, type EntryRow } from '../entry-rows.js';
+import { createdChain, linkEntries } from '../entry-writes.js';
+import { insertEntriesTogether, type GroupedNewEntry } from '../entry-writes-many.js';
+import { recordEvent, SYSTEM, type EventActor } from '../audit-events.js';
 import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
-import { prepare } from './create-prepare.js';
+import { prepareMany, type Prepared } from './create-prepare.js';
 import { applyEffects } from './change.js';
 import { postEntries } from '../../books/index.js';
-import { reactions, type CreateTrigger, type EntryValuation, type NewEntryFields, type PreparedNewEntries } from './reactions.js';
+import {
+  assertInsertedAsExpected,
+  assertRuledWithinReach,
+  carriedTags,
+  checksOf,
+  derivedOf,
+  expectedRow,
+  newEntryFields,
+  type CreateOptions,
+  type CreateOutcome,
+  type CreateRequest,
+  type DerivedFrom,
+  type EntryDraft,
+} from './create-rows.js';
+import { reactions, type PreparedNewEntries } from './reactions.js';
 
-export type EntryDraft = Omit<NewEntry, 'entrySourceId'> & { entrySourceId?: number };
-/**
- * How the entry is created: `trigger` runs the rules of CONTRACT §16 on it (none for derived entries);
- * `reaches` says which projects the writer may write in (CONTRACT §11, §19: no route lets a scoped
- * caller write outside its scope), so a rule's SET_PROJECT cannot carry the entry out of them.
- */
-export type CreateOptions = { trigger?: CreateTrigger; bankCounterparty?: string | null; reaches?: (projectId: number) => boolean };
-export type DerivedFrom = { linkType: LinkType; original: EntryRow; eventData: Record<string, unknown> };
+export type { CreateOptions, CreateOutcome, CreateRequest, DerivedFrom, EntryDraft } from './create-rows.js';
 
 const LINK_EVENT = {
   REFUND: { kind: 'REFUND_CREATED', idKey: 'refundEntryId' },
@@ -27,12 +34,88 @@ const LINK_EVENT = {
   CORRECTION: { kind: 'CORRECTION_CREATED', idKey: 'correctionEntryId' },
 } as const;
 
+/** A create after the rules ran on it (`ruled` undefined without a trigger). */
+type Ruled = { request: CreateRequest; index: number; draft: EntryDraft; carried: number[]; ruled?: PreparedNewEntries };
+/** A create about to be inserted: its row and parts, whether its outbound events go with the insert, and what it owes. */
+type Write = { r: Ruled; entry: GroupedNewEntry; published: boolean; prepared: Prepared };
+
 /**
- * A new entry (CONTRACT §5 create, and the new entry of a refund, reimbursement or correction):
- * its references must be the workspace's (400), its date in no closed period (409); it is
- * inserted PENDING, valued in the base currency (CONTRACT §17), with items, payments, tags and ENTRY_CREATED, linked to its original (with
- * the original's *_CREATED event and the caps checked), and the reactions to new entries run.
+ * The story of a create (CONTRACT §5, and the new entry of a refund, reimbursement or correction), for one
+ * request or a group of POST /entries written together (server/db/commit-group.ts), step by step:
+ *  1. the rules of §16 change each draft, in memory; a rule may not move it out of the writer's reach (403);
+ *  2. one statement checks every create: a closed period (409), references not the workspace's (400), and
+ *     looks up its id, its valuation (§17), whether reviews or budgets are due;
+ *  3. one statement inserts every entry PENDING with its items, payments, tags, ENTRY_CREATED (and RULE_APPLIED)
+ *     by its own actor, and the outbound events of those that stay as inserted (§15);
+ *  4. a derived entry is linked to its original, the original records its *_CREATED event, the caps hold (§5);
+ *  5. what the rules ask once it exists: the documents they request (§16);
+ *  6. what other domains owe it: its outbound events if step 5 changed it, its reviews (§8) by its own actor,
+ *     then budget.exceeded for the lines the entries took past their budgets (§25), once for all;
+ *  7. the books post what the new entries post (§23).
+ * A request refused in steps 1–2 gets its own error and writes nothing; the others are written. On Citus a
+ * group is written create by create (createOneByOne).
  */
+export async function createEntries(tx: Transaction, requests: CreateRequest[]): Promise<CreateOutcome[]> {
+  if (requests.length > 1 && requests.some((r) => r.derivedFrom)) throw new Error('create: a derived entry is created alone');
+  if (requests.length > 1 && (await onCitus())) return createOneByOne(tx, requests);
+  const outcomes: CreateOutcome[] = new Array(requests.length);
+  const now = clock.now();
+  const ruled = await runRules(tx, requests, outcomes);
+  const writes = await rowsToWrite(tx, ruled, outcomes, now);
+  if (writes.length === 0) return outcomes;
+  const derived = derivedOf(requests[0].derivedFrom);
+  const outbox = reactions().createdOutbox(
+    tx,
+    writes.filter((w) => w.published).map((w) => w.entry.row),
+    derived,
+  );
+  const inserted = await insertEntriesTogether(
+    tx,
+    writes.map((w) => w.entry),
+    now,
+    outbox,
+  );
+  const rows = new Map(inserted.map((row) => [Number(row.id), row]));
+  const budgeted: EntryRow[] = [];
+  for (const w of writes) {
+    let row = rows.get(Number(w.entry.row.id));
+    if (!row) throw new Error(`create: entry ${w.entry.row.id} was not inserted`);
+    if (w.published) assertInsertedAsExpected(row, w.entry.row);
+    const { request } = w.r;
+    if (request.derivedFrom) await linkToOriginal(tx, row, request.derivedFrom, request.actor);
+    if (w.r.ruled?.changesAfterInsert && (await applyEffects(tx, await w.r.ruled.afterInsert(tx, [row]), request.actor)))
+      row = await reloadRow(tx, row.id);
+    row = await owedTo(tx, row, w, derived);
+    if (w.prepared.budgets_due) budgeted.push(row);
+    outcomes[w.r.index] = { row };
+  }
+  // CONTRACT §25: one statement per workspace (a budget event names no actor); entriesCreated, without reviews
+  // due and with its outbound events published, checks the budgets and nothing else
+  if (budgeted.length > 0)
+    await applyEffects(
+      tx,
+      await reactions().entriesCreated(tx, budgeted, SYSTEM, undefined, { published: true, reviewsDue: false }),
+      SYSTEM,
+    );
+  await postEntries(
+    tx,
+    outcomes.flatMap((o) => (o && 'row' in o ? [o.row] : [])),
+  );
+  return outcomes;
+}
+
+/**
+ * A group on Citus (CONTRACT §24): each create in turn, in the group's transaction. The statements of a larger
+ * group read their workspaces from JSON, which Citus cannot route to one shard group; a group of one binds its
+ * workspace and date as parameters.
+ */
+async function createOneByOne(tx: Transaction, requests: CreateRequest[]): Promise<CreateOutcome[]> {
+  const outcomes: CreateOutcome[] = [];
+  for (const request of requests) outcomes.push(...(await createEntries(tx, [request])));
+  return outcomes;
+}
+
+/** One create, alone: its new row, or its error thrown. */
 export async function createEntryRow(
   tx: Transaction,
   given: EntryDraft,
@@ -40,133 +123,86 @@ export async function createEntryRow(
   derivedFrom?: DerivedFrom,
   opts: CreateOptions = {},
 ): Promise<EntryRow> {
-  // CONTRACT §4: an archived tag cannot be *added*; the replacement of a correction carries its original's tags as they are
-  const carried = derivedFrom?.linkType === 'CORRECTION' ? await tagIdsOf(tx, derivedFrom.original.id) : [];
-  // the rules run in memory (the rule set is cached); they change neither the date, the currency nor the amount
-  const ruled = opts.trigger ? await beforeCreate(tx, given, opts.trigger, opts.bankCounterparty) : undefined;
-  const draft: EntryDraft = ruled ? { ...given, ...ruled.drafts[0] } : given;
-  assertRuledWithinReach(given, draft, opts.reaches);
-  // the references as the caller gave them (400 names the caller's mistake), then as the rules left them
-  const prepared = await prepare(tx, given, draft, [
-    {
-      partyIds: [given.fromPartyId, given.toPartyId],
-      tagIds: given.tagIds?.filter((id) => !carried.includes(id)),
-      entrySourceId: given.entrySourceId,
-      categoryIds: [given.categoryId, ...(given.items ?? []).map((it) => it.categoryId)],
-    },
-    ...(ruled ? [referencesAdded(given, draft)] : []),
-  ]);
-  const entrySourceId = draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, draft.workspaceId));
-  const link = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData };
-  const valuation =
-    prepared.fx_rate === null
-      ? { fxRate: null, fxRateDate: null, amountBaseCents: null }
-      : { fxRate: prepared.fx_rate, fxRateDate: prepared.fx_rate_date, amountBaseCents: prepared.amount_base_cents };
-  const derived = derivedFrom && { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id };
-  const fields = { ...draft, entrySourceId, id: prepared.entry_id, valuation };
-  // the outbound events go with the insert when the entry stays as inserted until they are written
-  const now = clock.now();
-  const expected = ruled?.changesAfterInsert ? undefined : expectedRow(fields, now);
-  const outbox = expected && reactions().createdOutbox(tx, [expected], derived);
-  let row = await insertEntry(tx, fields, actor, link, ruled?.events[0], { now, outbox });
-  if (expected) assertInsertedAsExpected(row, expected);
-  if (derivedFrom) {
-    const { linkType, original, eventData } = derivedFrom;
-    await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);
-    const { kind, idKey } = LINK_EVENT[linkType];
-    await recordEvent(tx, original, kind, { [idKey]: row.id, ...eventData }, actor);
-    await assertCaps(tx, row.workspace_id, [row.id]);
+  const [outcome] = await createEntries(tx, [{ ...opts, given, actor, derivedFrom }]);
+  if ('error' in outcome) throw outcome.error;
+  return outcome.row;
+}
+
+/** Step 1: each draft as the rules of its trigger leave it (they change neither the date, the currency nor the amount). */
+async function runRules(tx: Transaction, requests: CreateRequest[], outcomes: CreateOutcome[]): Promise<Ruled[]> {
+  const ruled: Ruled[] = [];
+  for (const [index, request] of requests.entries()) {
+    const { given, trigger } = request;
+    const carried = await carriedTags(tx, request);
+    const rules = trigger
+      ? await reactions().entriesBeforeCreate(tx, given.workspaceId, trigger, [newEntryFields(given)], {
+          bankCounterparties: [request.bankCounterparty],
+        })
+      : undefined;
+    const draft: EntryDraft = rules ? { ...given, ...rules.drafts[0] } : given;
+    try {
+      assertRuledWithinReach(given, draft, request.reaches);
+      ruled.push({ request, index, draft, carried, ruled: rules });
+    } catch (error) {
+      outcomes[index] = { error };
+    }
   }
-  if (ruled && (await applyEffects(tx, await ruled.afterInsert(tx, [row]), actor))) row = await reloadRow(tx, row.id);
-  const soFar = { published: outbox !== undefined, reviewsDue: prepared.reviews_due, budgetsDue: prepared.budgets_due };
-  if (await applyEffects(tx, await reactions().entriesCreated(tx, [row], actor, derived, soFar), actor)) row = await reloadRow(tx, row.id);
-  // CONTRACT §23: the books post what the new entry posts (ENTRY), in this transaction
-  await postEntries(tx, [row]);
-  return row;
+  return ruled;
 }
 
-/** 403 when a rule's SET_PROJECT moved the entry out of the projects the writer may write in. */
-export function assertRuledWithinReach(given: EntryDraft, ruled: EntryDraft, reaches?: (projectId: number) => boolean): void {
-  if (ruled.projectId !== given.projectId && reaches && !reaches(ruled.projectId)) {
-    throw forbidden(`A rule moves this entry to project ${ruled.projectId}, outside the projects you may write in`);
+/** Step 2: one statement checks them all; each create that passes becomes the row its insert writes, with its events. */
+async function rowsToWrite(tx: Transaction, ruled: Ruled[], outcomes: CreateOutcome[], now: Date): Promise<Write[]> {
+  const verdicts = ruled.length
+    ? await prepareMany(
+        tx,
+        ruled.map((r) => checksOf(r.request.given, r.draft, r.carried)),
+      )
+    : [];
+  const writes: Write[] = [];
+  for (const [i, r] of ruled.entries()) {
+    const verdict = verdicts[i];
+    if ('error' in verdict) {
+      outcomes[r.index] = verdict;
+      continue;
+    }
+    const { prepared } = verdict;
+    const entrySourceId = r.draft.entrySourceId ?? prepared.manual_source_id ?? (await manualSourceId(tx, r.draft.workspaceId));
+    const valuation =
+      prepared.fx_rate === null
+        ? { fxRate: null, fxRateDate: null, amountBaseCents: null }
+        : { fxRate: prepared.fx_rate, fxRateDate: prepared.fx_rate_date, amountBaseCents: prepared.amount_base_cents };
+    const fields = { ...r.draft, entrySourceId, id: Number(prepared.entry_id), valuation };
+    const { derivedFrom, actor } = r.request;
+    const link = derivedFrom ? { linkType: derivedFrom.linkType, originalEntryId: derivedFrom.original.id, ...derivedFrom.eventData } : {};
+    // built in the caller's context: its events name its transport (via)
+    const events = inContextOf(r.request)(() => createdChain(fields, actor, link, r.ruled?.events[0] ?? [], now));
+    const entry = { row: expectedRow(fields, now), items: fields.items, transactions: fields.transactions, tagIds: fields.tagIds, events };
+    // the outbound events go with the insert when the entry stays as inserted until they are written
+    writes.push({ r, entry, published: !r.ruled?.changesAfterInsert, prepared });
   }
+  return writes;
 }
 
-/** The row the insert of `e` writes (the outbound events, written by that same statement, show it). */
-export function expectedRow(e: EntryDraft & { entrySourceId: number; id: number; valuation: EntryValuation }, now: Date): EntryRow {
-  return {
-    id: e.id,
-    workspace_id: e.workspaceId,
-    project_id: e.projectId,
-    entry_source_id: e.entrySourceId,
-    entry_type: e.entryType,
-    entry_status: 'PENDING',
-    status_reason: null,
-    base_currency: e.baseCurrency,
-    amount_cents: e.amountCents,
-    from_party_id: e.fromPartyId ?? null,
-    to_party_id: e.toPartyId ?? null,
-    entry_date: e.entryDate,
-    description: e.description ?? null,
-    reference: e.reference ?? null,
-    is_reconciled: false,
-    reconciled_at: null,
-    reconciled_by: null,
-    exclude_from_sync: e.excludeFromSync ?? false,
-    is_complete: false,
-    category_id: e.categoryId ?? null,
-    created_by: e.createdBy,
-    created_at: now,
-    updated_at: now,
-    fx_rate: e.valuation.fxRate,
-    fx_rate_date: e.valuation.fxRateDate,
-    amount_base_cents: e.valuation.amountBaseCents,
-    recurring_entry_id: e.recurringEntryId ?? null,
-    occurrence_date: e.occurrenceDate ?? null,
-  };
+/** Step 4: the link, the original's event, the caps of CONTRACT §5. */
+async function linkToOriginal(tx: Transaction, row: EntryRow, { linkType, original, eventData }: DerivedFrom, actor: EventActor) {
+  await linkEntries(tx, original.workspace_id, linkType, original.id, row.id);
+  const { kind, idKey } = LINK_EVENT[linkType];
+  await recordEvent(tx, original, kind, { [idKey]: row.id, ...eventData }, actor);
+  await assertCaps(tx, row.workspace_id, [row.id]);
 }
 
-/** The outbound events were written from `expected`: the inserted row must present the same, or nothing commits. */
-export function assertInsertedAsExpected(row: EntryRow, expected: EntryRow): void {
-  // presentEntry builds both objects field by field in one order: their JSON texts are equal iff they present the same
-  const a = JSON.stringify(presentEntry(row));
-  const b = JSON.stringify(presentEntry(expected));
-  if (a !== b) throw new Error(`create: the inserted entry ${row.id} differs from its outbound event (${a} vs ${b})`);
-}
-
-/** What the rules set that the caller did not give (the rule set holds only usable ids; checked again all the same). */
-export function referencesAdded(given: EntryDraft, ruled: EntryDraft) {
-  const added = <T>(before: T | null | undefined, after: T | null | undefined) => (after !== before ? [after] : []);
-  return {
-    projectIds: added(given.projectId, ruled.projectId),
-    partyIds: [...added(given.fromPartyId, ruled.fromPartyId), ...added(given.toPartyId, ruled.toPartyId)],
-    tagIds: (ruled.tagIds ?? []).filter((id) => !(given.tagIds ?? []).includes(id)),
-    categoryIds: added(given.categoryId, ruled.categoryId),
-  };
-}
-
-export const newEntryFields = (d: Omit<EntryDraft, 'workspaceId' | 'entryDate' | 'createdBy'>): NewEntryFields => ({
-  projectId: d.projectId,
-  entryType: d.entryType,
-  amountCents: d.amountCents,
-  baseCurrency: d.baseCurrency,
-  fromPartyId: d.fromPartyId ?? null,
-  toPartyId: d.toPartyId ?? null,
-  description: d.description ?? null,
-  reference: d.reference ?? null,
-  categoryId: d.categoryId ?? null,
-  tagIds: [...new Set(d.tagIds ?? [])],
-  excludeFromSync: d.excludeFromSync ?? false,
-});
-
-/** The rules of the trigger on one new entry (CONTRACT §16), inside the creating transaction. */
-function beforeCreate(
-  tx: Transaction,
-  draft: EntryDraft,
-  trigger: CreateTrigger,
-  bankCounterparty?: string | null,
-): Promise<PreparedNewEntries> {
-  return reactions().entriesBeforeCreate(tx, draft.workspaceId, trigger, [newEntryFields(draft)], {
-    bankCounterparties: [bankCounterparty],
+/** Step 6 for one entry: its outbound events if the insert did not write them, its reviews by its own actor. */
+async function owedTo(tx: Transaction, row: EntryRow, w: Write, derived: ReturnType<typeof derivedOf>): Promise<EntryRow> {
+  if (w.published && !w.prepared.reviews_due) return row;
+  const { actor } = w.r.request;
+  const soFar = { published: w.published, reviewsDue: w.prepared.reviews_due, budgetsDue: false };
+  return inContextOf(w.r.request)(async () => {
+    const effects = await reactions().entriesCreated(tx, [row], actor, derived, soFar);
+    return (await applyEffects(tx, effects, actor)) ? reloadRow(tx, row.id) : row;
   });
 }
+
+const inContextOf =
+  (request: CreateRequest) =>
+  <T>(fn: () => T): T =>
+    request.inContext ? request.inContext(fn) : fn();

@@ -71,7 +71,7 @@ export type DerivedEntry = { linkType: LinkType; originalEntryId: number };
 
 /**
  * What other domains do, inside the same transaction, when the ledger core changes an entry.
- * The core calls these members at the point of the change (create.ts, create-together.ts, create-prepare.ts, change.ts, ingest-rows.ts); ONE file,
+ * The core calls these members at the point of the change (create.ts, create-prepare.ts, change.ts, ingest-rows.ts); ONE file,
  * server/domains/reactions.ts, says which domain function answers each of them.
  */
 /** CONTRACT §17: an entry's valuation in its workspace's base currency; all three null without a rate. */

@@ -35,14 +35,24 @@ export async function buildCrashWorld(baseUrl: string): Promise<CrashWorld> {
 
 /** The same calls as tests/support/http.ts, without importing the app (the server runs in a child process). */
 export function plainClient(baseUrl: string): Api {
-  const request = async (method: string, path: string, opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {}) => {
+  const request = async (
+    method: string,
+    path: string,
+    opts: { token?: string; body?: unknown; rawBody?: string | Buffer | FormData; headers?: Record<string, string> } = {},
+  ) => {
     const headers: Record<string, string> = { ...(opts.headers ?? {}) };
     if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
     if (opts.body !== undefined) headers['Content-Type'] = 'application/json';
     const res = await fetch(new URL(path, baseUrl), {
       method,
       headers,
-      body: opts.body === undefined ? undefined : JSON.stringify(opts.body),
+      // a raw body (multipart FormData: fetch sets its Content-Type with the boundary)
+      body:
+        opts.rawBody !== undefined
+          ? (opts.rawBody as RequestInit['body'])
+          : opts.body === undefined
+            ? undefined
+            : JSON.stringify(opts.body),
     });
     const text = await res.text();
     const json = (res.headers.get('content-type') ?? '').includes('json') && text ? JSON.parse(text) : text;
