@@ -215,7 +215,9 @@ async function inboxRow(
       cpuPerRequest: { oursServerMs: serverCpuMs, oursDbMs: dbCpuMs, baseServerMs: NaN, baseDbMs: NaN },
       note: [
         `${n} uploads at ${CLIENTS} clients, upload start → extraction DONE (watched every ${WATCH_MS} ms in the database); ${done.length} DONE`,
-        notOk ? `${r.failedUploads} uploads failed, ${r.timedOut} never left PENDING, ${n - done.length - r.failedUploads - r.timedOut} NONE/FAILED` : '',
+        notOk
+          ? `${r.failedUploads} uploads failed, ${r.timedOut} never left PENDING, ${n - done.length - r.failedUploads - r.timedOut} NONE/FAILED`
+          : '',
         `uploads alone ${uploadLat.perSecond.toFixed(0)}/s (p50 ${uploadLat.p50.toFixed(1)} ms, p95 ${uploadLat.p95.toFixed(1)} ms)`,
         `CPU per document ${serverCpuMs.toFixed(2)} ms server + ${dbCpuMs.toFixed(2)} ms PostgreSQL`,
         'baseline: the same files read one by one in the bench process (readFile alone)',
