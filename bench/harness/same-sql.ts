@@ -45,9 +45,11 @@ const TRANSACTION_CONTROL = /^\s*(BEGIN|START TRANSACTION|COMMIT|ROLLBACK|SAVEPO
 const SET_TRANSACTION = /^\s*SET TRANSACTION ISOLATION LEVEL\s+([A-Z ]+?)\s*;?\s*$/i;
 /**
  * A new connection's set-up (server/db/hosts.ts, Sequelize's pg_backend_pid) and this process's change
- * listener (its own client, session settings and LISTEN): not the request's work.
+ * listener (its own client, session settings, its Citus probe and LISTEN, which may run while a request is
+ * recorded: the recording patches every pg.Client): not the request's work.
  */
-const CONNECTION_SETUP = /^\s*(SHOW transaction_read_only\b|SELECT pg_backend_pid\(\)|SET (?!LOCAL\b)|LISTEN\b|UNLISTEN\b)/i;
+const CONNECTION_SETUP =
+  /^\s*(SHOW transaction_read_only\b|SELECT pg_backend_pid\(\)|SET (?!LOCAL\b)|LISTEN\b|UNLISTEN\b|SELECT EXISTS \(SELECT 1 FROM pg_extension WHERE extname = 'citus'\))/i;
 
 /** Records every statement `call` runs (through any pg.Client) with its values and result rows. */
 export async function recordStatements(call: () => Promise<unknown>): Promise<Recorded[]> {
