@@ -34,63 +34,92 @@ const COLUMN_TYPES: Record<(typeof ENTRY_COLUMNS)[number], string> = {
 };
 
 /**
+ * The insert of new entries, with their items, payments, tags, events and outbound events, written once for both
+ * shapes: `s` names where each part's rows come from (SQL expressions and FROM clauses), bound parameters for a
+ * lone entry (insertOneSql) or JSON arrays for any number (insertManySql). `entryOf(alias)` is a part row's
+ * entry_id and workspace_id.
+ */
+const insertSql = (
+  outbox: InsertOutbox['ctes'],
+  s: {
+    entries: string;
+    entryOf: (alias: string) => { id: string; ws: string };
+    items: string;
+    payments: string;
+    tags: { tagId: string; rank: string; count: string; from: string };
+    events: string;
+    outbox: { events: string; now: string };
+    orderBy: string;
+  },
+) => `
+WITH entry AS (
+  ${insertEntriesSql(s.entries)}
+), items AS (
+  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
+  SELECT ${s.entryOf('i').id}, ${s.entryOf('i').ws}, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
+    ${s.items}
+), payments AS (
+  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
+  SELECT ${s.entryOf('t').id}, ${s.entryOf('t').ws}, t.transaction_date, t.amount_cents, t.method, t.external_ref
+    ${s.payments}
+), tags AS (
+  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
+  SELECT ${s.entryOf('g').id}, ${s.tags.tagId}, ${s.entryOf('g').ws}, ${s.tags.rank}, ${s.tags.count}
+    ${s.tags.from}
+), event AS (
+  ${insertEventsSql(s.events)}
+), ${outbox(s.outbox.events, s.outbox.now)}
+SELECT * FROM entry ${s.orderBy}`;
+
+/**
  * The statement of every create (core/create.ts: one request, or a group of POST /entries), for any number of entries:
  * the entries ($1: their rows as written, in id order; columns beyond ENTRY_COLUMNS are ignored), their items ($2), payments ($3), tags with their ranks ($4), their events ($5)
  * and the outbox CTEs over $6 and $7 (now). Every parameter is a JSON array; one named statement whatever the size.
  */
-const insertManySql = (outbox: InsertOutbox['ctes']) => `
-WITH entry AS (
-  ${insertEntriesSql(
-    `(SELECT * FROM jsonb_to_recordset($1::jsonb) AS j(${ENTRY_COLUMNS.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(', ')}) ORDER BY j.id) r`,
-  )}
-), items AS (
-  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
-  SELECT i.entry_id, i.workspace_id, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
-    FROM jsonb_to_recordset($2::jsonb) AS i(entry_id bigint, workspace_id int, position int, description text, quantity numeric,
-         unit_amount_cents bigint, amount_cents bigint, category_id uuid)
-), payments AS (
-  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
-  SELECT t.entry_id, t.workspace_id, t.transaction_date, t.amount_cents, t.method, t.external_ref
-    FROM jsonb_to_recordset($3::jsonb) AS t(entry_id bigint, workspace_id int, transaction_date date, amount_cents bigint, method text,
-         external_ref text)
-), tags AS (
-  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
-  SELECT g.entry_id, g.tag_id, g.workspace_id, row_number() OVER w, count(*) OVER w
-    FROM jsonb_to_recordset($4::jsonb) AS g(entry_id bigint, tag_id int, workspace_id int)
-  WINDOW w AS (PARTITION BY g.entry_id ORDER BY g.tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
-), event AS (
-  ${insertEventsSql('$5')}
-), ${outbox('$6', '$7::timestamptz')}
-SELECT * FROM entry ORDER BY id`;
+const insertManySql = (outbox: InsertOutbox['ctes']) =>
+  insertSql(outbox, {
+    entries: `(SELECT * FROM jsonb_to_recordset($1::jsonb) AS j(${ENTRY_COLUMNS.map((c) => `${c} ${COLUMN_TYPES[c]}`).join(', ')}) ORDER BY j.id) r`,
+    entryOf: (alias) => ({ id: `${alias}.entry_id`, ws: `${alias}.workspace_id` }),
+    items: `FROM jsonb_to_recordset($2::jsonb) AS i(entry_id bigint, workspace_id int, position int, description text, quantity numeric,
+         unit_amount_cents bigint, amount_cents bigint, category_id uuid)`,
+    payments: `FROM jsonb_to_recordset($3::jsonb) AS t(entry_id bigint, workspace_id int, transaction_date date, amount_cents bigint, method text,
+         external_ref text)`,
+    tags: {
+      tagId: 'g.tag_id',
+      rank: 'row_number() OVER w',
+      count: 'count(*) OVER w',
+      from: `FROM jsonb_to_recordset($4::jsonb) AS g(entry_id bigint, tag_id int, workspace_id int)
+  WINDOW w AS (PARTITION BY g.entry_id ORDER BY g.tag_id ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)`,
+    },
+    events: '$5',
+    outbox: { events: '$6', now: '$7::timestamptz' },
+    orderBy: 'ORDER BY id',
+  });
 
 /**
  * The same statement for a group of one, with the entry's values and workspace bound as parameters (so Citus
  * routes it to the workspace's shard group, CONTRACT §24): $1 … $19 and $24, $25 its columns, $20 items,
  * $21 payments, $22 tag ids, $23 events, the outbox CTEs over $26.
  */
-const insertOneSql = (outbox: InsertOutbox['ctes']) => `
-WITH entry AS (
-  ${insertEntriesSql(
-    `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
+const insertOneSql = (outbox: InsertOutbox['ctes']) =>
+  insertSql(outbox, {
+    entries: `(VALUES ($1::bigint, $2::int, $3::int, $4::int, $5::text, 'PENDING', $6::text, $7::bigint, $8::int, $9::int, $10::date, $11::text,
               $12::text, $13::boolean, $14::uuid, $15::uuid, $16::timestamptz, $16::timestamptz, $17::text, $18::date, $19::bigint,
               NULL::uuid, NULL::text, $24::uuid, $25::date)) AS r(${ENTRY_COLUMNS.join(', ')})`,
-  )}
-), items AS (
-  INSERT INTO entry_items (entry_id, workspace_id, position, description, quantity, unit_amount_cents, amount_cents, category_id)
-  SELECT $1::bigint, $2::int, i.position, i.description, i.quantity, i.unit_amount_cents, i.amount_cents, i.category_id
-    FROM jsonb_to_recordset($20::jsonb)
-      AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)
-), payments AS (
-  INSERT INTO entry_transactions (entry_id, workspace_id, transaction_date, amount_cents, method, external_ref)
-  SELECT $1::bigint, $2::int, t.transaction_date, t.amount_cents, t.method, t.external_ref
-    FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)
-), tags AS (
-  INSERT INTO entry_tags (entry_id, tag_id, workspace_id, tag_rank, tag_count)
-  SELECT $1::bigint, tag_id, $2::int, row_number() OVER (ORDER BY tag_id), count(*) OVER () FROM unnest($22::int[]) AS tag_id
-), event AS (
-  ${insertEventsSql('$23')}
-), ${outbox('$26', '$16::timestamptz')}
-SELECT * FROM entry`;
+    entryOf: () => ({ id: '$1::bigint', ws: '$2::int' }),
+    items: `FROM jsonb_to_recordset($20::jsonb)
+      AS i(position int, description text, quantity numeric, unit_amount_cents bigint, amount_cents bigint, category_id uuid)`,
+    payments: 'FROM jsonb_to_recordset($21::jsonb) AS t(transaction_date date, amount_cents bigint, method text, external_ref text)',
+    tags: {
+      tagId: 'tag_id',
+      rank: 'row_number() OVER (ORDER BY tag_id)',
+      count: 'count(*) OVER ()',
+      from: 'FROM unnest($22::int[]) AS tag_id',
+    },
+    events: '$23',
+    outbox: { events: '$26', now: '$16::timestamptz' },
+    orderBy: '',
+  });
 
 /** A new entry: its row as the insert writes it (core/create.ts expectedRow), its parts and its events. */
 export type GroupedNewEntry = { row: EntryRow } & Pick<NewEntry, 'items' | 'transactions' | 'tagIds'> & { events: EventInsertRow[] };

@@ -90,56 +90,88 @@ export type PrepareRequest = {
 };
 
 /**
- * The statement of a lone create (a group of one), with its workspace and date bound as parameters, so Citus
- * routes it to the workspace's shard group and evaluates the closed-period function and the id on the
- * coordinator (CONTRACT §24): $1 ws, $2 date, $3 currency, $4 amount, $5 project (as the rules left it),
- * $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check. Its columns are prepareManySql's.
- */
-let prepareOneText: string | undefined;
-const prepareOneSql = () =>
-  (prepareOneText ??= `
-  SELECT entry_write_closed_period($1::int, $2::date) AS closed_period,
-         (SELECT id FROM entry_sources WHERE workspace_id = $1::int AND kind = 'MANUAL') AS manual_source_id,
-         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
-         ARRAY(SELECT id FROM projects WHERE workspace_id = $1::int AND id = ANY ($6::int[])) AS projects,
-         ARRAY(SELECT id FROM parties WHERE workspace_id = $1::int AND id = ANY ($7::int[])) AS parties,
-         ARRAY(SELECT id FROM tags WHERE workspace_id = $1::int AND id = ANY ($8::int[]) AND archived_at IS NULL) AS tags,
-         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = $1::int AND id = ANY ($9::int[])) AS sources,
-         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = $1::int AND is_active AND id = ANY ($10::uuid[])) AS categories,
-         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('$1::int', '$5::int')} AS reviews_due,
-         ${reactions().newEntrySql.budgetsDue('$1::int')} AS budgets_due
-    FROM (SELECT 1) one
-    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('$1::int', '$3::text', '$2::date', '$4::bigint')} v ON true`);
-
-/**
  * ONE statement before the insert, a row per create (in order): the shared period lock and the closed period at
  * the date (migration 0019's function, whose check runs with a snapshot taken after the lock), the workspace's
  * MANUAL source, an id for the new entry, which of the named references are usable ids of the workspace, the
  * valuation (fx), whether a connection will queue the entry for review (accounting) and whether the workspace
  * has budgets (budgets). Each create's own verdict: its Prepared row, or its own 409/400 (a bad one fails no other).
- * A group of one runs prepareOneSql. A larger group's statement reads its creates from JSON, which Citus cannot
- * route to one shard group: there createEntries writes a group create by create.
+ * `s` names where a create's values come from (SQL expressions), its FROM clause and its ORDER BY: bound
+ * parameters for a lone create (prepareOneSql), a JSON recordset for a group (prepareManySql).
+ */
+const prepareSql = (s: {
+  ws: string;
+  date: string;
+  currency: string;
+  amount: string;
+  projectId: string;
+  projects: string;
+  parties: string;
+  tags: string;
+  sources: string;
+  categories: string;
+  from: string;
+  orderBy: string;
+}) => `
+  SELECT entry_write_closed_period(${s.ws}, ${s.date}) AS closed_period,
+         (SELECT id FROM entry_sources WHERE workspace_id = ${s.ws} AND kind = 'MANUAL') AS manual_source_id,
+         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
+         ARRAY(SELECT id FROM projects WHERE workspace_id = ${s.ws} AND id = ANY (${s.projects})) AS projects,
+         ARRAY(SELECT id FROM parties WHERE workspace_id = ${s.ws} AND id = ANY (${s.parties})) AS parties,
+         ARRAY(SELECT id FROM tags WHERE workspace_id = ${s.ws} AND id = ANY (${s.tags}) AND archived_at IS NULL) AS tags,
+         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = ${s.ws} AND id = ANY (${s.sources})) AS sources,
+         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = ${s.ws} AND is_active AND id = ANY (${s.categories})) AS categories,
+         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
+         ${reactions().newEntrySql.reviewsDue(s.ws, s.projectId)} AS reviews_due,
+         ${reactions().newEntrySql.budgetsDue(s.ws)} AS budgets_due
+    ${s.from}
+    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation(s.ws, s.currency, s.date, s.amount)} v ON true
+   ${s.orderBy}`;
+
+/**
+ * The statement of a lone create (a group of one), with its workspace and date bound as parameters, so Citus
+ * routes it to the workspace's shard group and evaluates the closed-period function and the id on the
+ * coordinator (CONTRACT §24): $1 ws, $2 date, $3 currency, $4 amount, $5 project (as the rules left it),
+ * $6 projects, $7 parties, $8 tags, $9 sources, $10 categories to check.
+ */
+let prepareOneText: string | undefined;
+const prepareOneSql = () =>
+  (prepareOneText ??= prepareSql({
+    ws: '$1::int',
+    date: '$2::date',
+    currency: '$3::text',
+    amount: '$4::bigint',
+    projectId: '$5::int',
+    projects: '$6::int[]',
+    parties: '$7::int[]',
+    tags: '$8::int[]',
+    sources: '$9::int[]',
+    categories: '$10::uuid[]',
+    from: 'FROM (SELECT 1) one',
+    orderBy: '',
+  }));
+
+/**
+ * The statement of a larger group (a group of one runs prepareOneSql): it reads its creates from JSON, which Citus
+ * cannot route to one shard group: there createEntries writes a group create by create.
  */
 let prepareManyText: string | undefined;
 const prepareManySql = () =>
-  (prepareManyText ??= `
-  SELECT entry_write_closed_period(p.ws, p.entry_date) AS closed_period,
-         (SELECT id FROM entry_sources WHERE workspace_id = p.ws AND kind = 'MANUAL') AS manual_source_id,
-         nextval(pg_get_serial_sequence('entries', 'id'))::bigint AS entry_id,
-         ARRAY(SELECT id FROM projects WHERE workspace_id = p.ws AND id = ANY (p.projects)) AS projects,
-         ARRAY(SELECT id FROM parties WHERE workspace_id = p.ws AND id = ANY (p.parties)) AS parties,
-         ARRAY(SELECT id FROM tags WHERE workspace_id = p.ws AND id = ANY (p.tags) AND archived_at IS NULL) AS tags,
-         ARRAY(SELECT id FROM entry_sources WHERE workspace_id = p.ws AND id = ANY (p.sources)) AS sources,
-         ARRAY(SELECT id::text FROM accounting_categories WHERE workspace_id = p.ws AND is_active AND id = ANY (p.categories)) AS categories,
-         v.fx_rate, v.fx_rate_date, v.amount_base_cents,
-         ${reactions().newEntrySql.reviewsDue('p.ws', 'p.project_id')} AS reviews_due,
-         ${reactions().newEntrySql.budgetsDue('p.ws')} AS budgets_due
-    FROM jsonb_to_recordset($1::jsonb)
+  (prepareManyText ??= prepareSql({
+    ws: 'p.ws',
+    date: 'p.entry_date',
+    currency: 'p.currency',
+    amount: 'p.amount',
+    projectId: 'p.project_id',
+    projects: 'p.projects',
+    parties: 'p.parties',
+    tags: 'p.tags',
+    sources: 'p.sources',
+    categories: 'p.categories',
+    from: `FROM jsonb_to_recordset($1::jsonb)
       AS p(ws int, entry_date date, currency text, amount bigint, project_id int, projects int[], parties int[], tags int[],
-           sources int[], categories uuid[], n int)
-    LEFT JOIN LATERAL ${reactions().newEntrySql.valuation('p.ws', 'p.currency', 'p.entry_date', 'p.amount')} v ON true
-   ORDER BY p.n`);
+           sources int[], categories uuid[], n int)`,
+    orderBy: 'ORDER BY p.n',
+  }));
 
 export async function prepareMany(tx: Transaction, requests: PrepareRequest[]): Promise<({ prepared: Prepared } | { error: unknown })[]> {
   const rows = await (requests.length === 1 ? prepareOne(tx, requests[0]) : prepareTogether(tx, requests));
