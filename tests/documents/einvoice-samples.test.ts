@@ -1,46 +1,10 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readFile } from '../../server/domains/documents/extraction/read-file.js';
+import { officialSamples as samples, stated } from './samples.js';
 
-/**
- * The official EN 16931 examples (../shared/samples/einvoice, beside the repository when it is
- * there; not part of the project): each states its own totals, which the reader must return to the
- * cent. The stated values are taken here with plain patterns, independently of the reader.
- */
-const DIR = path.resolve(process.cwd(), '../shared/samples/einvoice');
-const samples = existsSync(DIR)
-  ? (['ubl', 'cii'] as const).flatMap((d) =>
-      existsSync(path.join(DIR, d))
-        ? readdirSync(path.join(DIR, d))
-            .filter((f) => f.endsWith('.xml'))
-            .map((f) => path.join(DIR, d, f))
-        : [],
-    )
-  : [];
-
-const cents = (v: string) => Math.round(Number(v) * 100);
-
-/** What the file states: UBL's LegalMonetaryTotal, CII's header monetary summation, the currency and issue date. */
-export function stated(xml: string): { currency: string; total: number; net: number; issueDate: string } {
-  const ubl = /<cbc:TaxInclusiveAmount[^>]*>([^<]+)</.exec(xml);
-  if (ubl) {
-    return {
-      currency: /<cbc:DocumentCurrencyCode>([^<]+)</.exec(xml)![1].trim(),
-      total: cents(ubl[1]),
-      net: cents(/<cbc:TaxExclusiveAmount[^>]*>([^<]+)</.exec(xml)![1]),
-      issueDate: /<cbc:IssueDate>([^<]+)</.exec(xml)![1].trim(),
-    };
-  }
-  const d = /<ram:IssueDateTime>\s*<udt:DateTimeString[^>]*>(\d{4})(\d{2})(\d{2})</.exec(xml)!;
-  return {
-    currency: /<ram:InvoiceCurrencyCode>([^<]+)</.exec(xml)![1].trim(),
-    total: cents(/<ram:GrandTotalAmount[^>]*>([^<]+)</.exec(xml)![1]),
-    net: cents(/<ram:TaxBasisTotalAmount[^>]*>([^<]+)</.exec(xml)![1]),
-    issueDate: `${d[1]}-${d[2]}-${d[3]}`,
-  };
-}
-
+/** The official EN 16931 examples (./samples.ts): each is read to the cent of what it states. */
 describe('the official EN 16931 examples', () => {
   it('the independent reading of stated totals works on a UBL and a CII text', () => {
     expect(

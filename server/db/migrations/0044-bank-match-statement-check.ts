@@ -3,6 +3,23 @@ import { BANK_MATCH_ENFORCE_0041 } from './0041-bank-match-enforce-plan.js';
 import { BANK_LINES_MATCH_CHECK_0043 } from './0043-bank-match-check-once.js';
 import { sql, type Migration } from './types.js';
 
+/** bank_matches_enforce: the first unbalanced match of ids raises (0051 derives its workspace form from this text). */
+export const BANK_MATCHES_ENFORCE_0044 = `    CREATE FUNCTION bank_matches_enforce(ids uuid[]) RETURNS void LANGUAGE plpgsql AS $$
+    DECLARE
+      v record;
+    BEGIN
+      SELECT * INTO v FROM bank_match_state(ids) s WHERE NOT s.balanced LIMIT 1;
+      IF NOT FOUND THEN
+        RETURN; -- balanced, or gone (dissolved or deleted)
+      END IF;
+      IF v.lines_cents <> v.entries_cents THEN
+        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
+          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
+      END IF;
+      RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
+        USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
+    END $$;`;
+
 /**
  * CONTRACT §14 "a match always balances", checked once per transaction for all the matches it changed, instead of
  * once per changed row (issue 28's auto-match bench: 0024's row triggers queued two deferred events and ran one check
@@ -43,21 +60,7 @@ export const m0044: Migration = {
     END $$;
 
     -- the first unbalanced match of ids, if any, raises
-    CREATE FUNCTION bank_matches_enforce(ids uuid[]) RETURNS void LANGUAGE plpgsql AS $$
-    DECLARE
-      v record;
-    BEGIN
-      SELECT * INTO v FROM bank_match_state(ids) s WHERE NOT s.balanced LIMIT 1;
-      IF NOT FOUND THEN
-        RETURN; -- balanced, or gone (dissolved or deleted)
-      END IF;
-      IF v.lines_cents <> v.entries_cents THEN
-        RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
-          USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-      END IF;
-      RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
-        USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-    END $$;
+${BANK_MATCHES_ENFORCE_0044}
     CREATE OR REPLACE FUNCTION bank_match_enforce(m uuid) RETURNS void LANGUAGE sql AS $$ SELECT bank_matches_enforce(ARRAY[m]) $$;
 
     -- the matches changed by this transaction's statements, one row per statement, until checked; no row outlives its transaction

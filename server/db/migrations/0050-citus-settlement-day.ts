@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize-typescript';
 import { plpgsqlOnCitus } from '../citus.js';
-import type { Migration } from './types.js';
+import { replaceOnce, type Migration } from './types.js';
 import { BOOKS_EXPECTED_ENTRIES_0048 } from './0048-citus-routable-books.js';
 
 /**
@@ -32,14 +32,8 @@ const ACCOUNT_JOIN = 'JOIN bank_accounts ba ON ba.id = m.bank_account_id AND ba.
 const LAST_BOOKING = `${ACCOUNT_JOIN}
         CROSS JOIN LATERAL (SELECT max(l.booking_date) AS last FROM bank_lines l WHERE l.workspace_id = ws AND l.match_id = me.match_id) b`;
 
-/** `text` with its one occurrence of `from` replaced (a migration must not change what it did not mean to). */
-function replaceOnce(text: string, from: string, to: string): string {
-  const at = text.indexOf(from);
-  if (at < 0 || text.indexOf(from, at + 1) >= 0) throw new Error(`0050: expected exactly one "${from.slice(0, 40)}…" in 0048's function`);
-  return text.slice(0, at) + to + text.slice(at + from.length);
-}
-
-const EXPECTED = replaceOnce(replaceOnce(BOOKS_EXPECTED_ENTRIES_0048, DAY_0048, DAY), ACCOUNT_JOIN, LAST_BOOKING);
+const OF_0048 = "0048's books_expected_entries (0050)";
+const EXPECTED = replaceOnce(replaceOnce(BOOKS_EXPECTED_ENTRIES_0048, DAY_0048, DAY, OF_0048), ACCOUNT_JOIN, LAST_BOOKING, OF_0048);
 
 export const m0050: Migration = {
   name: '0050-citus-settlement-day',

@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize-typescript';
 import { citusInstalled, distributeOnCitus } from '../citus.js';
-import type { Migration } from './types.js';
+import { outdent, replaceOnce, type Migration } from './types.js';
+import { BANK_MATCHES_ENFORCE_0044 } from './0044-bank-match-statement-check.js';
 
 /**
  * CONTRACT §24 (issue 50): the bank-match balance check (CONTRACT §14, 0044) runs on Citus.
@@ -54,23 +55,25 @@ const bankMatchState = (citus: boolean) => {
 `;
 };
 
+/**
+ * 0044's bank_matches_enforce, of matches of workspace ws: the workspace is its first argument and passed on to
+ * bank_match_state; nothing else changes (indented as the other functions of this migration).
+ */
+const OF_0044 = "0044's bank_matches_enforce (0051)";
+const BANK_MATCHES_ENFORCE = outdent(
+  replaceOnce(
+    replaceOnce(BANK_MATCHES_ENFORCE_0044, 'bank_matches_enforce(ids uuid[])', 'bank_matches_enforce(ws int, ids uuid[])', OF_0044),
+    'bank_match_state(ids)',
+    'bank_match_state(ws, ids)',
+    OF_0044,
+  ),
+  2,
+  OF_0044,
+);
+
 const FUNCTIONS = `
   -- the first unbalanced match of ids (matches of workspace ws), if any, raises
-  CREATE FUNCTION bank_matches_enforce(ws int, ids uuid[]) RETURNS void LANGUAGE plpgsql AS $$
-  DECLARE
-    v record;
-  BEGIN
-    SELECT * INTO v FROM bank_match_state(ws, ids) s WHERE NOT s.balanced LIMIT 1;
-    IF NOT FOUND THEN
-      RETURN; -- balanced, or gone (dissolved or deleted)
-    END IF;
-    IF v.lines_cents <> v.entries_cents THEN
-      RAISE EXCEPTION 'bank match %: its lines sum to %, its entries (INCOME +, EXPENSE −) to %', v.checked_match, v.lines_cents, v.entries_cents
-        USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-    END IF;
-    RAISE EXCEPTION 'bank match %: an entry is VOIDED, CANCELLED or REJECTED, not in %, or not reconciled', v.checked_match, v.account_currency
-      USING ERRCODE = 'check_violation', CONSTRAINT = 'bank_match_balance';
-  END $$;
+${BANK_MATCHES_ENFORCE}
   CREATE FUNCTION bank_match_enforce(ws int, m uuid) RETURNS void LANGUAGE plpgsql AS $$
   BEGIN
     PERFORM bank_matches_enforce(ws, ARRAY[m]);

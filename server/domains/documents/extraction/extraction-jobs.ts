@@ -189,6 +189,7 @@ export async function startExtractionWorker(
  * read already and only looks at auto-attach again.
  */
 function localReaders(concurrency: number, send: (job: ExtractJob) => Promise<unknown>) {
+  // not Lanes (db/lanes.ts): it starts work a turn later (setImmediate: moves the HELD_FILES_MAX count), cannot await work in flight (idle)
   const waiting: { job: ExtractJob; file?: UploadedFile }[] = [];
   const idlers: (() => void)[] = [];
   let running = 0;
