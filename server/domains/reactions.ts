@@ -72,9 +72,9 @@ export function wireDomainReactions(): void {
       // banking: the match holding the entry, and its entries (CONTRACT §14)
       return bankingReactions.matchOf(tx, row);
     },
-    releaseBankMatch(tx, matchId) {
+    releaseBankMatch(tx, workspaceId, matchId) {
       // banking: the match's lines UNMATCHED, the match gone (the core unreconciles its entries: CONTRACT §14)
-      return bankingReactions.releaseMatch(tx, matchId);
+      return bankingReactions.releaseMatch(tx, workspaceId, matchId);
     },
     async entryTagsChanged(tx, before, after) {
       // webhooks: entry.updated

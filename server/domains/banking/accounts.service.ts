@@ -120,8 +120,8 @@ export async function updateAccount(actor: Actor, input: UpdateBankAccountInput)
     }
     if (sets.length === 0) return presentAccount(account);
     const [row] = await db().query<AccountRow>(
-      `UPDATE bank_accounts SET ${sets.join(', ')}, updated_at = :now WHERE id = :id RETURNING ${ACCOUNT_COLUMNS}`,
-      { replacements: { ...values, now: clock.now(), id: account.id }, type: QueryTypes.SELECT, transaction: tx },
+      `UPDATE bank_accounts SET ${sets.join(', ')}, updated_at = :now WHERE workspace_id = :ws AND id = :id RETURNING ${ACCOUNT_COLUMNS}`,
+      { replacements: { ...values, now: clock.now(), id: account.id, ws: account.workspace_id }, type: QueryTypes.SELECT, transaction: tx },
     );
     // CONTRACT §23: a changed opening balance, date or ledger account re-posts the OPENING (409 into a closed period)
     if (input.openingBalanceCents !== undefined || input.openingDate !== undefined || input.ledgerCategoryId !== undefined) {
@@ -139,8 +139,8 @@ export async function deactivateAccount(actor: Actor, id: string): Promise<{ suc
   return transaction(async (tx) => {
     const account = await loadAccount(actor, id, tx, 'update');
     if (account.is_active) {
-      await db().query('UPDATE bank_accounts SET is_active = false, updated_at = :now WHERE id = :id', {
-        replacements: { now: clock.now(), id },
+      await db().query('UPDATE bank_accounts SET is_active = false, updated_at = :now WHERE workspace_id = :ws AND id = :id', {
+        replacements: { now: clock.now(), id, ws: account.workspace_id },
         transaction: tx,
       });
     }
@@ -149,9 +149,9 @@ export async function deactivateAccount(actor: Actor, id: string): Promise<{ suc
 }
 
 /** Saves the mapping an import was given on its account (CONTRACT §14), inside the import's transaction. */
-export async function saveCsvMapping(tx: Transaction, accountId: string, mapping: unknown): Promise<void> {
-  await db().query('UPDATE bank_accounts SET csv_mapping = CAST(:m AS jsonb), updated_at = :now WHERE id = :id', {
-    replacements: { m: JSON.stringify(mapping), now: clock.now(), id: accountId },
+export async function saveCsvMapping(tx: Transaction, account: { id: string; workspace_id: number }, mapping: unknown): Promise<void> {
+  await db().query('UPDATE bank_accounts SET csv_mapping = CAST(:m AS jsonb), updated_at = :now WHERE workspace_id = :ws AND id = :id', {
+    replacements: { m: JSON.stringify(mapping), now: clock.now(), id: account.id, ws: account.workspace_id },
     transaction: tx,
   });
 }

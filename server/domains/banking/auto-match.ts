@@ -89,7 +89,7 @@ export async function autoMatchInTx(tx: Transaction, account: AccountRow, statem
      ), me AS (
        INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT match_id, entry_id, $4 FROM p
      )
-     UPDATE bank_lines bl SET status = 'MATCHED', match_id = p.match_id FROM p WHERE bl.id = p.line_id`,
+     UPDATE bank_lines bl SET status = 'MATCHED', match_id = p.match_id FROM p WHERE bl.workspace_id = $4 AND bl.id = p.line_id`,
     {
       bind: [
         matches.map((m) => m.lineId),

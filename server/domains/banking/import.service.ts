@@ -198,7 +198,7 @@ export async function importStatement(
     const [row] = await db().query<StatementRow>(
       `UPDATE bank_statements SET line_count = $2::int, imported_count = $3::int, duplicate_count = $2::int - $3::int, auto_matched_count = $4,
          opening_balance_cents = $5, closing_balance_cents = $6, period_start = $7, period_end = $8, lines_sum_cents = $9
-        WHERE id = $1 RETURNING *`,
+        WHERE workspace_id = $10 AND id = $1 RETURNING *`,
       {
         bind: [
           statement.id,
@@ -210,12 +210,13 @@ export async function importStatement(
           header.periodStart ?? writer.first,
           header.periodEnd ?? writer.last,
           writer.sumCents,
+          account.workspace_id,
         ],
         type: QueryTypes.SELECT,
         transaction: tx,
       },
     );
-    if (options.csvMapping !== undefined && mapping) await saveCsvMapping(tx, account.id, mapping);
+    if (options.csvMapping !== undefined && mapping) await saveCsvMapping(tx, account, mapping);
     const statementObject = presentStatement(row);
     await publish(tx, { workspaceId: account.workspace_id, type: 'bank_statement.imported', object: statementObject });
     return statementObject;

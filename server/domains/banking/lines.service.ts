@@ -47,8 +47,8 @@ export async function ignoreLine(actor: Actor, input: { id: number; reason: stri
     const line = await loadLine(actor, input.id, tx, true);
     if (line.status !== 'UNMATCHED') throw conflict(`Only an UNMATCHED line can be ignored; this one is ${line.status}`);
     const [row] = await db().query<LineRow>(
-      `UPDATE bank_lines SET status = 'IGNORED', ignored_reason = :reason WHERE id = :id RETURNING ${LINE_COLUMNS}`,
-      { replacements: { id: input.id, reason: input.reason }, type: QueryTypes.SELECT, transaction: tx },
+      `UPDATE bank_lines SET status = 'IGNORED', ignored_reason = :reason WHERE workspace_id = :ws AND id = :id RETURNING ${LINE_COLUMNS}`,
+      { replacements: { id: input.id, ws: line.workspace_id, reason: input.reason }, type: QueryTypes.SELECT, transaction: tx },
     );
     return presentLine(row);
   });
@@ -60,8 +60,8 @@ export async function unignoreLine(actor: Actor, input: { id: number }): Promise
     const line = await loadLine(actor, input.id, tx, true);
     if (line.status !== 'IGNORED') throw conflict(`Only an IGNORED line can be unignored; this one is ${line.status}`);
     const [row] = await db().query<LineRow>(
-      `UPDATE bank_lines SET status = 'UNMATCHED', ignored_reason = NULL WHERE id = :id RETURNING ${LINE_COLUMNS}`,
-      { replacements: { id: input.id }, type: QueryTypes.SELECT, transaction: tx },
+      `UPDATE bank_lines SET status = 'UNMATCHED', ignored_reason = NULL WHERE workspace_id = :ws AND id = :id RETURNING ${LINE_COLUMNS}`,
+      { replacements: { id: input.id, ws: line.workspace_id }, type: QueryTypes.SELECT, transaction: tx },
     );
     return presentLine(row);
   });

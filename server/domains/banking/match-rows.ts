@@ -49,9 +49,9 @@ export async function loadMatch(actor: Actor | null, id: string, tx?: Transactio
  * Undoes matches inside the caller's transaction: lines UNMATCHED, match rows gone, entries
  * unreconciled with UNRECONCILED events carrying the matchId. The caller has locked the entries.
  */
-export async function dissolveMatches(tx: Transaction, matchIds: string[], actor: EventActor): Promise<void> {
+export async function dissolveMatches(tx: Transaction, workspaceId: number, matchIds: string[], actor: EventActor): Promise<void> {
   if (matchIds.length === 0) return;
-  const entries = await releaseMatches(tx, matchIds);
+  const entries = await releaseMatches(tx, workspaceId, matchIds);
   await reconcileEntries(
     tx,
     entries.map((e) => ({ entryId: Number(e.entry_id), matchId: e.match_id })),
@@ -61,21 +61,22 @@ export async function dissolveMatches(tx: Transaction, matchIds: string[], actor
 }
 
 /** Banking's own rows of dissolving one match (its entries locked by the caller): lines UNMATCHED, the match gone. */
-export async function releaseMatch(tx: Transaction, matchId: string): Promise<void> {
-  await releaseMatches(tx, [matchId]);
+export async function releaseMatch(tx: Transaction, workspaceId: number, matchId: string): Promise<void> {
+  await releaseMatches(tx, workspaceId, [matchId]);
 }
 
-async function releaseMatches(tx: Transaction, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
+/** Each statement names the workspace: routed to its shard group on Citus (CONTRACT §24), not run on every shard. */
+async function releaseMatches(tx: Transaction, workspaceId: number, matchIds: string[]): Promise<{ entry_id: string; match_id: string }[]> {
   return db().query<{ entry_id: string; match_id: string }>(
     `WITH l AS (
-       UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE match_id = ANY($1::uuid[])
+       UPDATE bank_lines SET status = 'UNMATCHED', match_id = NULL WHERE workspace_id = $2::int AND match_id = ANY($1::uuid[])
      ), me AS (
-       DELETE FROM bank_match_entries WHERE match_id = ANY($1::uuid[]) RETURNING entry_id, match_id
+       DELETE FROM bank_match_entries WHERE workspace_id = $2::int AND match_id = ANY($1::uuid[]) RETURNING entry_id, match_id
      ), m AS (
-       DELETE FROM bank_matches WHERE id = ANY($1::uuid[])
+       DELETE FROM bank_matches WHERE workspace_id = $2::int AND id = ANY($1::uuid[])
      )
      SELECT entry_id, match_id FROM me`,
-    { bind: [matchIds], type: QueryTypes.SELECT, transaction: tx },
+    { bind: [matchIds, workspaceId], type: QueryTypes.SELECT, transaction: tx },
   );
 }
 

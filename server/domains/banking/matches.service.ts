@@ -89,7 +89,7 @@ export async function writeMatch(
   );
   await db().query(
     `WITH me AS (INSERT INTO bank_match_entries (match_id, entry_id, workspace_id) SELECT $1, unnest($2::bigint[]), $3)
-     UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE id = ANY($4::bigint[])`,
+     UPDATE bank_lines SET status = 'MATCHED', match_id = $1 WHERE workspace_id = $3 AND id = ANY($4::bigint[])`,
     { bind: [id, entryIds, account.workspace_id, lineIds], transaction: tx },
   );
   // after the match's rows: the core reconciles the entries and the books settle them from the match (CONTRACT §23)
@@ -165,7 +165,7 @@ export async function deleteMatch(actor: Actor, id: string): Promise<{ success: 
       transaction: tx,
     });
     if (!still) throw notFound('Match');
-    await dissolveMatches(tx, [id], byUser(actor));
+    await dissolveMatches(tx, match.workspaceId, [id], byUser(actor));
     return { success: true as const };
   });
 }

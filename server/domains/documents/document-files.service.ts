@@ -160,7 +160,7 @@ export async function fulfilDocument(actor: Actor, input: FulfilInput): Promise<
       const now = clock.now();
       const row = await updateDocumentRow(
         tx,
-        doc.id,
+        doc,
         {
           status: 'UPLOADED',
           mime_type: file.mimeType,

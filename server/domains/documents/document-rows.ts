@@ -60,11 +60,17 @@ export async function loadDocument(entryId: number, documentId: string, tx?: Tra
 }
 
 /** Column → value changes of one document, applied with one UPDATE that also sets updated_at. */
-export async function updateDocumentRow(tx: Transaction, id: string, changes: Record<string, unknown>, now: Date): Promise<DocumentRow> {
+export async function updateDocumentRow(
+  tx: Transaction,
+  { id, workspace_id }: Pick<DocumentRow, 'id' | 'workspace_id'>,
+  changes: Record<string, unknown>,
+  now: Date,
+): Promise<DocumentRow> {
   const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
   const [row] = await db().query<DocumentRow>(
-    `UPDATE entry_documents SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE id = :id RETURNING *`,
-    { replacements: { ...changes, updated_at: now, id }, type: QueryTypes.SELECT, transaction: tx },
+    // the workspace routes it to one shard group on Citus (CONTRACT §24)
+    `UPDATE entry_documents SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
+    { replacements: { ...changes, updated_at: now, id, workspace_id }, type: QueryTypes.SELECT, transaction: tx },
   );
   return row;
 }

@@ -90,7 +90,7 @@ export async function approveDocument(actor: Actor, entryId: number, documentId:
     assertEntryTakesDocumentChanges(entry);
     if (doc.status !== 'UPLOADED' && doc.status !== 'REJECTED') throw conflict(`A ${doc.status} document cannot be approved`);
     const now = clock.now();
-    const row = await updateDocumentRow(tx, doc.id, { status: 'APPROVED', approved_by: actor.userId, rejection_reason: null }, now);
+    const row = await updateDocumentRow(tx, doc, { status: 'APPROVED', approved_by: actor.userId, rejection_reason: null }, now);
     await recordDocumentChange(tx, entry, 'DOCUMENT_APPROVED', { documentId: doc.id, from: doc.status }, byUser(actor), now);
     await publish(tx, { workspaceId: entry.workspace_id, type: 'document.approved', object: presentDocument(row) });
     return presentDocument(row);
@@ -105,7 +105,7 @@ export async function rejectDocument(actor: Actor, entryId: number, documentId: 
     assertEntryTakesDocumentChanges(entry);
     if (doc.status !== 'UPLOADED' && doc.status !== 'APPROVED') throw conflict(`A ${doc.status} document cannot be rejected`);
     const now = clock.now();
-    const row = await updateDocumentRow(tx, doc.id, { status: 'REJECTED', rejection_reason: reason, approved_by: null }, now);
+    const row = await updateDocumentRow(tx, doc, { status: 'REJECTED', rejection_reason: reason, approved_by: null }, now);
     await recordDocumentChange(tx, entry, 'DOCUMENT_REJECTED', { documentId: doc.id, from: doc.status, reason }, byUser(actor), now);
     await publish(tx, { workspaceId: entry.workspace_id, type: 'document.rejected', object: presentDocument(row) });
     return presentDocument(row);

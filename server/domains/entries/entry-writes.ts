@@ -126,7 +126,10 @@ export function createdChain(
 }
 
 export async function setEntryTags(tx: Transaction, entry: { id: number; workspace_id: number }, tagIds: number[]): Promise<void> {
-  await db().query('DELETE FROM entry_tags WHERE entry_id = :id', { replacements: { id: entry.id }, transaction: tx });
+  await db().query('DELETE FROM entry_tags WHERE workspace_id = :ws AND entry_id = :id', {
+    replacements: { id: entry.id, ws: entry.workspace_id },
+    transaction: tx,
+  });
   const unique = [...new Set(tagIds)];
   if (unique.length === 0) return;
   await db().query(`INSERT INTO entry_tags (entry_id, tag_id, workspace_id) SELECT :id, unnest(ARRAY[:tagIds]::int[]), :ws`, {

@@ -58,7 +58,7 @@ async function decide(
   const decided = status === 'APPROVED' || status === 'REJECTED' || status === 'CHANGES_REQUESTED';
   const updated = await updateReviewRow(
     l.tx,
-    l.review.id,
+    l.review,
     { status, reviewer_id: actor.userId, decided_at: decided ? clock.now() : null, ...changes },
     clock.now(),
   );

@@ -76,11 +76,16 @@ export async function presentReviews(rows: ReviewRow[], tx?: Transaction): Promi
   return rows.map((r) => presentReview(r, entries.get(Number(r.entry_id))!));
 }
 
-export async function updateReviewRow(tx: Transaction, id: string, changes: Record<string, unknown>, now: Date): Promise<ReviewRow> {
+export async function updateReviewRow(
+  tx: Transaction,
+  { id, workspace_id }: Pick<ReviewRow, 'id' | 'workspace_id'>,
+  changes: Record<string, unknown>,
+  now: Date,
+): Promise<ReviewRow> {
   const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
   const [row] = await db().query<ReviewRow>(
-    `UPDATE accounting_reviews SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE id = :id RETURNING *`,
-    { replacements: { ...changes, updated_at: now, id }, type: QueryTypes.SELECT, transaction: tx },
+    `UPDATE accounting_reviews SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
+    { replacements: { ...changes, updated_at: now, id, workspace_id }, type: QueryTypes.SELECT, transaction: tx },
   );
   return row;
 }

@@ -47,7 +47,7 @@ export async function keepExternal(sync: SyncRow, who: EventActor): Promise<Sync
     );
     const updated = await updateSync(
       tx,
-      row.id,
+      row,
       { status: 'SYNCED', external_version: snapshot.version, external_snapshot: null, last_error: null, synced_at: now },
       now,
     );

@@ -97,7 +97,7 @@ async function handleOne(connection: ConnectionRow, provider: AccountingProvider
             provider.referenceMaxLength,
           ),
         );
-        await updateSync(tx, sync.id, { external_version: external.version, synced_at: now, last_error: null }, now);
+        await updateSync(tx, sync, { external_version: external.version, synced_at: now, last_error: null }, now);
         return changed ? 'UPDATED' : 'UNCHANGED';
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
@@ -111,7 +111,7 @@ async function handleOne(connection: ConnectionRow, provider: AccountingProvider
     }
     if (sync.status === 'CONFLICT') {
       if (sync.external_snapshot?.version === external.version) return 'UNCHANGED';
-      await updateSync(tx, sync.id, { external_snapshot: external }, now);
+      await updateSync(tx, sync, { external_snapshot: external }, now);
       return 'CONFLICT';
     }
     return 'UNCHANGED';
@@ -120,12 +120,7 @@ async function handleOne(connection: ConnectionRow, provider: AccountingProvider
 
 async function intoConflict(tx: Transaction, sync: SyncRow, external: ExternalEntry, who: EventActor, reason: string): Promise<void> {
   const now = clock.now();
-  const updated = await updateSync(
-    tx,
-    sync.id,
-    { status: 'CONFLICT', external_snapshot: external, last_error: reason.slice(0, 4000) },
-    now,
-  );
+  const updated = await updateSync(tx, sync, { status: 'CONFLICT', external_snapshot: external, last_error: reason.slice(0, 4000) }, now);
   await recordSyncEvent(
     tx,
     updated,

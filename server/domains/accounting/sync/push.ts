@@ -169,7 +169,7 @@ async function keepConflictUnlessUnchanged(tx: Transaction, prepared: Prepared, 
   const now = clock.now();
   await lockEntry(null, entry.id, tx);
   const row = await lockOrCreateSync(tx, { workspaceId: sync.workspace_id, connectionId: sync.connection_id, entryId: sync.entry_id, now });
-  return updateSync(tx, row.id, { last_error: lastError.slice(0, MAX_ERROR), ...snapshot }, now);
+  return updateSync(tx, row, { last_error: lastError.slice(0, MAX_ERROR), ...snapshot }, now);
 }
 
 async function recordFailure(
@@ -186,7 +186,7 @@ async function recordFailure(
   const resolved = req.mode === 'KEEP_LOCAL';
   const updated = await updateSync(
     tx,
-    row.id,
+    row,
     {
       status: 'FAILED',
       last_error: message.slice(0, MAX_ERROR),
@@ -227,7 +227,7 @@ async function recordSuccess(
   const unchangedSince = canonicalJson(await outboundEntry(tx, req.connectionId, entry)) === canonicalJson(sent);
   const updated = await updateSync(
     tx,
-    row.id,
+    row,
     {
       status: unchangedSince ? 'SYNCED' : 'STALE',
       external_id: pushed.externalId,

@@ -54,7 +54,7 @@ export async function attachInTransaction(
   };
   const placeholder = await requestedOfType(tx, entry, type);
   const row = placeholder
-    ? await updateDocumentRow(tx, placeholder.id, { ...file, status: 'UPLOADED', approved_by: null, rejection_reason: null }, now)
+    ? await updateDocumentRow(tx, placeholder, { ...file, status: 'UPLOADED', approved_by: null, rejection_reason: null }, now)
     : await insertDocumentRow(tx, {
         entry_id: entry.id,
         workspace_id: entry.workspace_id,

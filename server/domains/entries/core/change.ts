@@ -230,8 +230,8 @@ async function writeStatus(
 async function dissolveBankMatch(tx: Transaction, entry: EntryRow, actor: EventActor): Promise<boolean> {
   const held = await reactions().bankMatchOf(tx, entry);
   if (held === null) return false;
-  const rows = await lockMany(tx, held.entryIds);
-  await reactions().releaseBankMatch(tx, held.matchId);
+  const rows = await lockMany(tx, held.entryIds, entry.workspace_id);
+  await reactions().releaseBankMatch(tx, entry.workspace_id, held.matchId);
   await setReconciledRows(
     tx,
     rows.map((row) => ({ row, matchId: held.matchId })),

@@ -144,7 +144,7 @@ export type EntryReactions = {
    * Banking's own part of dissolving a match whose entries the core has locked: its lines UNMATCHED, the match gone.
    * The core then unreconciles the entries (UNRECONCILED {matchId}, entry.unreconciled) itself.
    */
-  releaseBankMatch(tx: Transaction, matchId: string): Promise<void>;
+  releaseBankMatch(tx: Transaction, workspaceId: number, matchId: string): Promise<void>;
   /** The entry's tags were replaced (its outbound entry.updated). */
   entryTagsChanged(tx: Transaction, before: EntryRow, after: EntryRow, actor: EventActor): Promise<void>;
   /** The reconciled flag flipped (manual, or a bank match of §14): entry.reconciled / entry.unreconciled. */
