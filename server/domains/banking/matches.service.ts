@@ -176,9 +176,11 @@ export async function deleteMatch(actor: Actor, id: string): Promise<{ success: 
  */
 export async function matchOf(tx: Transaction, entry: EntryRow): Promise<{ matchId: string; entryIds: number[] } | null> {
   const [held] = await db().query<{ match_id: string; entry_ids: string[] }>(
-    `SELECT me.match_id, ARRAY(SELECT o.entry_id FROM bank_match_entries o WHERE o.match_id = me.match_id ORDER BY o.entry_id) AS entry_ids
-       FROM bank_match_entries me WHERE me.entry_id = $1`,
-    { bind: [entry.id], type: QueryTypes.SELECT, transaction: tx },
+    // both name the workspace: Citus runs the correlated subquery only within one shard group (CONTRACT §24)
+    `SELECT me.match_id,
+            ARRAY(SELECT o.entry_id FROM bank_match_entries o WHERE o.workspace_id = $2 AND o.match_id = me.match_id ORDER BY o.entry_id) AS entry_ids
+       FROM bank_match_entries me WHERE me.workspace_id = $2 AND me.entry_id = $1`,
+    { bind: [entry.id, entry.workspace_id], type: QueryTypes.SELECT, transaction: tx },
   );
   return held ? { matchId: held.match_id, entryIds: held.entry_ids.map(Number) } : null;
 }

@@ -26,13 +26,13 @@ const SINGLES_MAX = 50;
 async function candidates(line: LineRow, ws: number, tolerance: number, exact: boolean): Promise<Candidate[]> {
   return db().query<Candidate>(
     `SELECT e.id, e.amount_cents, e.entry_date, e.description, e.reference,
-            (SELECT p.name FROM parties p WHERE p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END) AS party_name
+            (SELECT p.name FROM parties p WHERE p.workspace_id = e.workspace_id AND p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END) AS party_name
        FROM entries e
       WHERE e.workspace_id = $1 AND e.base_currency = $2 AND e.entry_type = $3
         AND e.entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED')
         AND e.entry_date BETWEEN $4::date - $5::int AND $4::date + $5::int
         AND ${exact ? 'e.amount_cents = $6' : 'e.amount_cents < $6'}
-        AND NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.entry_id = e.id)
+        AND NOT EXISTS (SELECT 1 FROM bank_match_entries me WHERE me.workspace_id = e.workspace_id AND me.entry_id = e.id)
       ORDER BY abs(e.entry_date - $4::date), e.id
       LIMIT $7`,
     {

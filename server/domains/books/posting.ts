@@ -24,7 +24,7 @@ export async function postBankOpenings(tx: Transaction, workspaceId: number, acc
  */
 export async function repostBankSettlements(tx: Transaction, workspaceId: number, accountId: string): Promise<void> {
   await db().query(
-    `SELECT books_post_entries($1, ARRAY(SELECT me.entry_id FROM bank_matches m JOIN bank_match_entries me ON me.match_id = m.id
+    `SELECT books_post_entries($1, ARRAY(SELECT me.entry_id FROM bank_matches m JOIN bank_match_entries me ON me.workspace_id = m.workspace_id AND me.match_id = m.id
                                           WHERE m.workspace_id = $1 AND m.bank_account_id = $2 ORDER BY me.entry_id))`,
     { bind: [workspaceId, accountId], type: QueryTypes.SELECT, transaction: tx },
   );
