@@ -36,7 +36,35 @@ export type ErrorBody = { message: string; code: string; issues?: unknown[] };
 /** The PostgreSQL error behind a Sequelize error (its SQLSTATE and, for constraint errors, the constraint's name). */
 export function postgresErrorOf(err: unknown): { code?: string; constraint?: string } | undefined {
   const parent = (err as { parent?: unknown } | undefined)?.parent;
-  return parent && typeof parent === 'object' ? (parent as { code?: string; constraint?: string }) : undefined;
+  if (!parent || typeof parent !== 'object') return undefined;
+  const pgError = parent as { code?: string; constraint?: string; message?: string };
+  if (pgError.constraint !== undefined || typeof pgError.message !== 'string') return pgError;
+  const named = constraintInMessage(pgError.message);
+  return named === undefined ? pgError : Object.assign(pgError, { constraint: named });
+}
+
+/**
+ * Citus relays an error raised on a worker with its SQLSTATE, message, detail, hint and context, not its
+ * constraint name (CONTRACT §24): the constraints the service tells apart are then known by their message,
+ * the service's own RAISEs (server/db/sql-definitions.sql) by their wording, PostgreSQL's by the quoted
+ * name, without the shard's id that Citus appends to it.
+ */
+const CONSTRAINT_MESSAGES: [RegExp, string][] = [
+  [/^live \w+ entries of entry \d+ sum to /, 'entry_caps'],
+  [/^entry \d+ is dated \S+ in the closed accounting period "/, 'entry_closed_period'],
+  [/^journal transaction \d+ is dated \S+ in the closed accounting period "/, 'journal_closed_period'],
+  [/^journal transaction \d+: its debits \(/, 'journal_balanced'],
+  [/^journal line \d+: its date, kind or entry differ /, 'journal_balanced'],
+  [/^the journal is append-only: /, 'journal_append_only'],
+  [/^category \S+ is the account of a ledger role: /, 'ledger_role_active'],
+  [/^bank match \S+: (its lines sum to|an entry is VOIDED)/, 'bank_match_balance'],
+  [/^Entry \d+ is in bank match; /, 'entries_bank_match_guard'],
+];
+
+function constraintInMessage(message: string): string | undefined {
+  const quoted = /violates (?:unique|foreign key|check|exclusion) constraint "(.+?)(?:_\d{6,})?"/.exec(message);
+  if (quoted) return quoted[1];
+  return CONSTRAINT_MESSAGES.find(([pattern]) => pattern.test(message))?.[1];
 }
 
 function zodIssuesOf(err: unknown): unknown[] | undefined {

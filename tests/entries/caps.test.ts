@@ -38,13 +38,16 @@ const correct = (id: number, amountCents: number) => post(`/entries/${id}/correc
 async function liveDerived(originalIds: number[], linkType: 'REFUND' | 'REIMBURSEMENT'): Promise<number> {
   const [row] = await db().query<{ total: string }>(
     `WITH RECURSIVE d(id) AS (
-       SELECT derived_entry_id FROM entry_links WHERE original_entry_id = ANY(CAST(:ids AS bigint[])) AND link_type = :linkType
+       SELECT derived_entry_id FROM entry_links
+        WHERE workspace_id = :ws AND original_entry_id = ANY(CAST(:ids AS bigint[])) AND link_type = :linkType
        UNION
-       SELECT l.derived_entry_id FROM entry_links l JOIN d ON l.original_entry_id = d.id WHERE l.link_type = 'CORRECTION'
+       SELECT l.derived_entry_id FROM entry_links l JOIN d ON l.original_entry_id = d.id
+        WHERE l.workspace_id = :ws AND l.link_type = 'CORRECTION'
      )
-     SELECT COALESCE(SUM(e.amount_cents), 0) AS total FROM d JOIN entries e ON e.id = d.id
+     SELECT COALESCE(SUM(e.amount_cents), 0) AS total FROM d JOIN entries e ON e.workspace_id = :ws AND e.id = d.id
       WHERE e.entry_status NOT IN ('VOIDED', 'CANCELLED', 'REJECTED')`,
-    { replacements: { ids: `{${originalIds.join(',')}}`, linkType }, type: QueryTypes.SELECT },
+    // naming the workspace lets Citus run it (TEST_CITUS=1): a recursive CTE must filter on the distribution column
+    { replacements: { ws: w.workspaceId, ids: `{${originalIds.join(',')}}`, linkType }, type: QueryTypes.SELECT },
   );
   return Number(row.total);
 }

@@ -14,10 +14,15 @@ const TEMPLATE_DB = 'fes_template';
 /** Each test file gets its own database, cloned from the migrated template. */
 const serverUrl = inject('pgServerUrl');
 const dbName = `t_${randomBytes(6).toString('hex')}`;
-const admin = new pg.Client({ connectionString: serverUrl });
-await admin.connect();
-await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${TEMPLATE_DB}`);
-await admin.end();
+const citusNodes = inject('citusNodes');
+const citus = citusNodes.length > 0 ? await import('./citus-template.js') : undefined;
+if (citus) await citus.cloneOnEveryNode(citusNodes, TEMPLATE_DB, dbName);
+else {
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName} TEMPLATE ${TEMPLATE_DB}`);
+  await admin.end();
+}
 
 const databaseUrl = serverUrl.replace(/\/postgres$/, `/${dbName}`);
 const config = loadConfig({
@@ -35,5 +40,6 @@ connectDatabase(databaseUrl, { poolMax: 20 });
 afterAll(async () => {
   clock.reset();
   await closeDatabase();
+  await citus?.dropOnEveryNode(citusNodes, dbName); // three databases per file would fill the disk
   rmSync(config.DATA_DIR, { recursive: true, force: true }); // the file's uploaded documents
 });

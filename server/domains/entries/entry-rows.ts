@@ -128,12 +128,18 @@ export const lockEntry = async (actor: Actor | null, id: number, tx: Transaction
   visible(actor, (await lockMany(tx, [id]))[0]);
 
 /** Column → value changes, applied with one UPDATE that also bumps updated_at. */
-export async function updateEntryRow(tx: Transaction, id: number, changes: Record<string, unknown>, now: Date): Promise<EntryRow> {
+export async function updateEntryRow(
+  tx: Transaction,
+  { id, workspace_id }: Pick<EntryRow, 'id' | 'workspace_id'>,
+  changes: Record<string, unknown>,
+  now: Date,
+): Promise<EntryRow> {
   const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
   const [row] = await db().query<EntryRow>(
-    `UPDATE entries SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE id = :id RETURNING *`,
+    // the workspace routes it to one shard group on Citus (CONTRACT §24), not an update of every shard
+    `UPDATE entries SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
     {
-      replacements: { ...changes, updated_at: now, id },
+      replacements: { ...changes, updated_at: now, id, workspace_id },
       type: QueryTypes.SELECT,
       transaction: tx,
     },

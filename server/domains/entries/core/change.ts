@@ -84,7 +84,7 @@ export async function editEntryRow(
   if (columns.amount_cents !== undefined) await assertNotHeldByMatch(tx, row, 'its amount changes');
   if (columns.amount_cents !== undefined) await assertItemsAddUp(tx, row.id, columns.amount_cents as number);
   if (columns.amount_cents !== undefined || columns.entry_date !== undefined) await revalueEdit(tx, row, columns);
-  const updated = await updateEntryRow(tx, row.id, columns, clock.now());
+  const updated = await updateEntryRow(tx, row, columns, clock.now());
   await recordEvent(tx, updated, 'ENTRY_UPDATED', { changes, ...eventData }, actor);
   if (columns.amount_cents !== undefined) await assertAmountCovers(tx, row, columns.amount_cents as number);
   const after = (await applyEffects(tx, await reactions().entryEdited(tx, row, updated, actor), actor))
@@ -113,7 +113,7 @@ export async function applyEffects(tx: Transaction, effects: EntryEffects, actor
       }
     } else if ('documentChanged' in effect) {
       const { entry, kind, data, at } = effect.documentChanged;
-      const isComplete = await recomputeCompleteness(tx, entry.id, at);
+      const isComplete = await recomputeCompleteness(tx, entry, at);
       await recordEvent(tx, entry, kind, { ...data, isComplete }, actor);
       changed = true;
     } else await publishMany(tx, await effect.publish(tx));
@@ -210,7 +210,7 @@ async function writeStatus(
   actor: EventActor,
   kind: 'VOIDED' | 'STATUS_CHANGED',
 ): Promise<EntryRow> {
-  const updated = await updateEntryRow(tx, row.id, { entry_status: to, status_reason: reason }, clock.now());
+  const updated = await updateEntryRow(tx, row, { entry_status: to, status_reason: reason }, clock.now());
   await recordEvent(tx, updated, kind, { from: row.entry_status, to, reason }, actor);
   if (DEAD_STATUSES.includes(row.entry_status) && !DEAD_STATUSES.includes(to)) await assertCaps(tx, row.workspace_id, [row.id]);
   const reacted = await applyEffects(tx, await reactions().entryStatusChanged(tx, row, updated, actor), actor);
@@ -249,7 +249,7 @@ export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: nu
   const after = [...new Set(tagIds)].sort((a, b) => a - b);
   if (before.join() === after.join()) return row;
   await setEntryTags(tx, row, after);
-  const updated = await updateEntryRow(tx, row.id, {}, clock.now());
+  const updated = await updateEntryRow(tx, row, {}, clock.now());
   await recordEvent(tx, updated, 'TAGS_CHANGED', { from: before, to: after }, actor);
   await reactions().entryTagsChanged(tx, row, updated, actor);
   return updated;
@@ -291,10 +291,12 @@ export async function setReconciledRows(
   }
   const changing = items.filter((i) => i.row.is_reconciled !== isReconciled);
   if (changing.length === 0) return items.map((i) => i.row);
+  const workspaceId = changing[0].row.workspace_id;
+  if (changing.some((i) => i.row.workspace_id !== workspaceId)) throw new Error('setReconciledRows: entries of one workspace at a time');
   const now = clock.now();
   const updated = await db().query<EntryRow>(
     `UPDATE entries SET is_reconciled = $2, reconciled_at = $3::timestamptz, reconciled_by = $4::uuid, updated_at = $5
-      WHERE id = ANY($1::bigint[]) RETURNING *`,
+      WHERE workspace_id = $6::int AND id = ANY($1::bigint[]) RETURNING *`,
     {
       bind: [
         changing.map((i) => i.row.id),
@@ -302,6 +304,7 @@ export async function setReconciledRows(
         isReconciled ? now.toISOString() : null,
         isReconciled && actor.actorType === 'USER' ? actor.actorId : null,
         now.toISOString(),
+        workspaceId,
       ],
       type: QueryTypes.SELECT,
       transaction: tx,

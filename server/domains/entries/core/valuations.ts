@@ -12,17 +12,21 @@ export type ValuationChange = { id: number; workspaceId: number; from: EntryValu
  */
 export async function setValuationRows(tx: Transaction, changes: readonly ValuationChange[], actor: EventActor): Promise<void> {
   if (changes.length === 0) return;
+  // one workspace: the update is routed to its shard group on Citus (CONTRACT §24)
+  const workspaceId = changes[0].workspaceId;
+  if (changes.some((c) => c.workspaceId !== workspaceId)) throw new Error('setValuationRows: changes of one workspace at a time');
   await db().query(
     `UPDATE entries e
         SET fx_rate = c.fx_rate, fx_rate_date = c.fx_rate_date, amount_base_cents = c.amount_base_cents, updated_at = now()
        FROM unnest($1::bigint[], $2::text[], $3::date[], $4::bigint[]) AS c(id, fx_rate, fx_rate_date, amount_base_cents)
-      WHERE e.id = c.id`,
+      WHERE e.workspace_id = $5::int AND e.id = c.id`,
     {
       bind: [
         changes.map((c) => c.id),
         changes.map((c) => c.to.fxRate),
         changes.map((c) => c.to.fxRateDate),
         changes.map((c) => c.to.amountBaseCents),
+        workspaceId,
       ],
       transaction: tx,
     },

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from '../../../../server/db/embedded.js';
-import { isAlive, onCleanup, waitFor } from './cleanup.js';
+import { isAlive, onCleanup, waitFor } from './cleanup-registry.js';
 import { ensureDebianPackages } from '../../../support/debian-package.js';
 
 const run = promisify(execFile);
