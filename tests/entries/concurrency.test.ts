@@ -45,7 +45,9 @@ async function expense(amountCents: number) {
 
 async function derivedSum(originalId: number, linkType: string): Promise<number> {
   const [row] = await db().query<{ total: number }>(
-    `SELECT COALESCE(SUM(d.amount_cents), 0)::bigint AS total FROM entry_links l JOIN entries d ON d.id = l.derived_entry_id
+    // joined on the workspace too, which Citus needs (TEST_CITUS=1)
+    `SELECT COALESCE(SUM(d.amount_cents), 0)::bigint AS total
+       FROM entry_links l JOIN entries d ON d.workspace_id = l.workspace_id AND d.id = l.derived_entry_id
       WHERE l.original_entry_id = :id AND l.link_type = :linkType AND d.entry_status <> 'VOIDED'`,
     { replacements: { id: originalId, linkType }, type: QueryTypes.SELECT },
   );

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { QueryTypes } from 'sequelize';
 import { db } from '../../server/db/database.js';
+import { onCitus } from '../../server/db/distributed.js';
 import { startServer, type Api } from '../support/http.js';
 import { integrationWorld } from '../support/factories/index.js';
 import { expectIngestOk, ingest, item } from './helpers.js';
@@ -19,7 +20,9 @@ type Result = { externalId: string; status: string; entryId?: number };
 const lockWaiters = async () =>
   (
     await rowsOf<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+      // on Citus (TEST_CITUS=1) the wait is on a worker: citus_stat_activity shows every node's backends
+      `SELECT count(*)::int AS n FROM ${(await onCitus()) ? 'citus_stat_activity' : 'pg_stat_activity'}
+        WHERE datname = current_database() AND wait_event_type = 'Lock'`,
       {},
     )
   )[0].n;
@@ -50,7 +53,7 @@ describe('POST /api/v1/ingest under concurrency (real parallel requests)', () =>
     const [stats] = await rowsOf<{ n: number; distinct_ext: number; total: number; events: number }>(
       `SELECT count(*)::int AS n, count(DISTINCT external_id)::int AS distinct_ext, sum(amount_cents)::bigint AS total,
               (SELECT count(*)::int FROM entry_events ev WHERE ev.workspace_id = :ws) AS events
-         FROM entries WHERE integration_id = :id`,
+         FROM entries WHERE workspace_id = :ws AND integration_id = :id`,
       { id: w.integration.id, ws: w.workspaceId },
     );
     expect(stats).toEqual({ n: 200, distinct_ext: 200, total: 200 * 100 + (199 * 200) / 2, events: 200 });
@@ -165,9 +168,10 @@ describe('POST /api/v1/ingest under concurrency (real parallel requests)', () =>
       if (!(racer as unknown as { finished?: string }).finished) await racer.rollback();
     }
     const rows = await rowsOf<{ external_id: string; amount_cents: string; events: number }>(
-      `SELECT e.external_id, e.amount_cents::text, (SELECT count(*)::int FROM entry_events ev WHERE ev.entry_id = e.id) AS events
-         FROM entries e WHERE e.integration_id = :id ORDER BY e.external_id`,
-      { id: w.integration.id },
+      `SELECT e.external_id, e.amount_cents::text,
+              (SELECT count(*)::int FROM entry_events ev WHERE ev.workspace_id = e.workspace_id AND ev.entry_id = e.id) AS events
+         FROM entries e WHERE e.workspace_id = :ws AND e.integration_id = :id ORDER BY e.external_id`,
+      { id: w.integration.id, ws: w.workspaceId },
     );
     expect(rows).toEqual([
       { external_id: 'fresh-1', amount_cents: '100', events: 1 },

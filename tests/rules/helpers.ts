@@ -20,6 +20,6 @@ export async function ledgerState(workspaceId: number): Promise<Record<string, u
     tags: await q('SELECT * FROM entry_tags WHERE workspace_id = :ws ORDER BY entry_id, tag_id'),
     events: await q('SELECT * FROM entry_events WHERE workspace_id = :ws ORDER BY entry_id, seq'),
     documents: await q('SELECT * FROM entry_documents WHERE workspace_id = :ws ORDER BY id'),
-    syncs: await q('SELECT s.* FROM accounting_syncs s JOIN entries e ON e.id = s.entry_id WHERE e.workspace_id = :ws ORDER BY s.id'),
+    syncs: await q('SELECT * FROM accounting_syncs WHERE workspace_id = :ws ORDER BY id'),
   };
 }

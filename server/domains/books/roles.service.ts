@@ -49,7 +49,7 @@ export async function ensureRoles(tx: Transaction, workspaceId: number): Promise
 export async function roleAccounts(tx: Transaction, workspaceId: number): Promise<Roles> {
   await ensureRoles(tx, workspaceId);
   const rows = await db().query<CategoryRow & { role: LedgerRole }>(
-    `SELECT r.role, c.* FROM ledger_roles r JOIN accounting_categories c ON c.id = r.category_id WHERE r.workspace_id = $1`,
+    `SELECT r.role, c.* FROM ledger_roles r JOIN accounting_categories c ON c.workspace_id = r.workspace_id AND c.id = r.category_id WHERE r.workspace_id = $1`,
     { bind: [workspaceId], type: QueryTypes.SELECT, transaction: tx },
   );
   const byRole = new Map(rows.map((r) => [r.role, presentCategory(r)]));

@@ -29,7 +29,9 @@ export function entryFilterSql(
   if (!reach.all) clauses.push(`e.project_id = ANY(${p(reach.projectIds)}::int[])`);
   if (f.projectId !== undefined) clauses.push(`e.project_id = ${p(f.projectId)}`);
   if (f.tagIds?.length) {
-    clauses.push(`EXISTS (SELECT 1 FROM entry_tags et WHERE et.entry_id = e.id AND et.tag_id = ANY(${p(f.tagIds)}::int[]))`);
+    clauses.push(
+      `EXISTS (SELECT 1 FROM entry_tags et WHERE et.workspace_id = e.workspace_id AND et.entry_id = e.id AND et.tag_id = ANY(${p(f.tagIds)}::int[]))`,
+    );
   }
   if (f.entryType) clauses.push(`e.entry_type = ${p(f.entryType)}`);
   if (f.entryStatus) clauses.push(`e.entry_status = ${p(f.entryStatus)}`);

@@ -138,12 +138,15 @@ export async function setEntryTags(tx: Transaction, entry: { id: number; workspa
   });
 }
 
-export async function tagIdsOf(tx: Transaction | undefined, entryId: number): Promise<number[]> {
-  const rows = await db().query<{ tag_id: number }>('SELECT tag_id FROM entry_tags WHERE entry_id = :id ORDER BY tag_id', {
-    replacements: { id: entryId },
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
+export async function tagIdsOf(tx: Transaction | undefined, entry: { id: number; workspace_id: number }): Promise<number[]> {
+  const rows = await db().query<{ tag_id: number }>(
+    'SELECT tag_id FROM entry_tags WHERE workspace_id = :ws AND entry_id = :id ORDER BY tag_id',
+    {
+      replacements: { id: entry.id, ws: entry.workspace_id },
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    },
+  );
   return rows.map((r) => r.tag_id);
 }
 

@@ -35,10 +35,11 @@ function csvRowsSql(where: string, orderBy: string): string {
        CASE WHEN e.is_reconciled THEN 'true' ELSE 'false' END AS reconciled, ${textCell('tg.names')} AS tags
     FROM entries e
     LEFT JOIN (VALUES ${minorUnitValuesSql()}) AS mu(code, unit) ON mu.code = rtrim(e.base_currency)
-    LEFT JOIN parties fp ON fp.id = e.from_party_id
-    LEFT JOIN parties tp ON tp.id = e.to_party_id
+    LEFT JOIN parties fp ON fp.workspace_id = e.workspace_id AND fp.id = e.from_party_id
+    LEFT JOIN parties tp ON tp.workspace_id = e.workspace_id AND tp.id = e.to_party_id
     LEFT JOIN LATERAL (SELECT string_agg(t.name, '; ' ORDER BY t.name) AS names
-                         FROM entry_tags et JOIN tags t ON t.id = et.tag_id WHERE et.entry_id = e.id) tg ON true
+                         FROM entry_tags et JOIN tags t ON t.workspace_id = et.workspace_id AND t.id = et.tag_id
+                        WHERE et.workspace_id = e.workspace_id AND et.entry_id = e.id) tg ON true
    WHERE ${where} ORDER BY ${orderBy}`;
 }
 

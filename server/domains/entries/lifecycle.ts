@@ -152,7 +152,7 @@ export async function correctEntry(actor: Actor, input: CorrectInput): Promise<E
         reference: input.reference ?? original.reference,
         excludeFromSync: original.exclude_from_sync,
         createdBy: creatorOf(actor),
-        tagIds: await tagIdsOf(tx, original.id),
+        tagIds: await tagIdsOf(tx, original),
       },
       who,
       { linkType: 'CORRECTION', original, eventData: { reason: input.reason } },

@@ -42,9 +42,10 @@ export async function takeIngestSlot(caller: IngestCaller): Promise<void> {
   const now = clock.now().getTime();
   const windowStart = Math.floor(now / WINDOW_MS) * WINDOW_MS;
   const [row] = await db().query<{ request_count: number }>(
-    `WITH expired AS (DELETE FROM ingest_rate_windows WHERE integration_id = $1 AND window_start < $3)
+    // the primary key by its name: on Citus it gains workspace_id (CONTRACT §24), and the workspace routes the statement
+    `WITH expired AS (DELETE FROM ingest_rate_windows WHERE workspace_id = $2 AND integration_id = $1 AND window_start < $3)
      INSERT INTO ingest_rate_windows (integration_id, workspace_id, window_start, request_count) VALUES ($1, $2, $3, 1)
-     ON CONFLICT (integration_id, window_start) DO UPDATE SET request_count = ingest_rate_windows.request_count + 1
+     ON CONFLICT ON CONSTRAINT ingest_rate_windows_pkey DO UPDATE SET request_count = ingest_rate_windows.request_count + 1
      RETURNING request_count`,
     { bind: [caller.id, caller.workspaceId, new Date(windowStart)], type: QueryTypes.SELECT },
   );

@@ -245,7 +245,7 @@ async function dissolveBankMatch(tx: Transaction, entry: EntryRow, actor: EventA
 export async function setEntryTagsRow(tx: Transaction, row: EntryRow, tagIds: number[], actor: EventActor): Promise<EntryRow> {
   await assertWritable(tx, row, { kind: 'tags' });
   await assertReferences(tx, row.workspace_id, { tagIds });
-  const before = await tagIdsOf(tx, row.id);
+  const before = await tagIdsOf(tx, row);
   const after = [...new Set(tagIds)].sort((a, b) => a - b);
   if (before.join() === after.join()) return row;
   await setEntryTags(tx, row, after);

@@ -58,7 +58,7 @@ export function checksOf(given: EntryDraft, draft: EntryDraft, carriedTagIds: nu
 
 /** CONTRACT §4: an archived tag cannot be *added*; the replacement of a correction carries its original's tags as they are. */
 export async function carriedTags(tx: Transaction, request: CreateRequest): Promise<number[]> {
-  return request.derivedFrom?.linkType === 'CORRECTION' ? tagIdsOf(tx, request.derivedFrom.original.id) : [];
+  return request.derivedFrom?.linkType === 'CORRECTION' ? tagIdsOf(tx, request.derivedFrom.original) : [];
 }
 
 /** 403 when a rule's SET_PROJECT moved the entry out of the projects the writer may write in. */
