@@ -210,15 +210,7 @@ export async function recordEvents(
     return;
   }
   if (!opts.newEntries && new Set(events.map((e) => e.entry.id)).size === events.length) return appendOnePerEntry(tx, events, actor);
-  const tails = opts.newEntries
-    ? []
-    : await db().query<{ id: number; seq: number | null; hash: string | null }>(
-        `SELECT e.id, last.seq, last.hash FROM entries e
-           LEFT JOIN LATERAL (SELECT seq, hash FROM entry_events
-                               WHERE workspace_id = e.workspace_id AND entry_id = e.id ORDER BY seq DESC LIMIT 1) last ON true
-          WHERE e.workspace_id = $2::int AND e.id = ANY($1::bigint[]) ORDER BY e.id FOR UPDATE OF e`,
-        { bind: [events.map((e) => e.entry.id), workspaces[0]], type: QueryTypes.SELECT, transaction: tx },
-      );
+  const tails = opts.newEntries ? [] : await lockedTails(tx, workspaces[0], [...new Set(events.map((e) => e.entry.id))]);
   const tailOf = new Map<number, { seq: number | null; hash: string | null }>(tails.map((t) => [Number(t.id), t]));
   const createdAt = clock.now().toISOString();
   const rows = events.map(({ entry, kind, data }) => {
@@ -227,6 +219,23 @@ export async function recordEvents(
     return row;
   });
   await db().query(insertEventsSql('$1'), { bind: [JSON.stringify(rows)], transaction: tx });
+}
+
+/**
+ * The entries locked (in id order), then the last event of each: two statements, because Citus runs a FOR UPDATE
+ * only in a plain routed statement, not one with a lateral subquery (CONTRACT §24).
+ */
+async function lockedTails(tx: Transaction, workspaceId: number, ids: number[]) {
+  await db().query('SELECT id FROM entries WHERE workspace_id = $2::int AND id = ANY($1::bigint[]) ORDER BY id FOR UPDATE', {
+    bind: [ids, workspaceId],
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return db().query<{ id: number; seq: number | null; hash: string | null }>(
+    `SELECT DISTINCT ON (entry_id) entry_id AS id, seq, hash FROM entry_events
+      WHERE workspace_id = $2::int AND entry_id = ANY($1::bigint[]) ORDER BY entry_id, seq DESC`,
+    { bind: [ids, workspaceId], type: QueryTypes.SELECT, transaction: tx },
+  );
 }
 
 /**
