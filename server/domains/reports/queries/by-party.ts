@@ -22,6 +22,7 @@ export async function byPartyReport(s: ReportScope, f: ReportFilters, limit?: nu
   const params = new Params();
   const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
+  const ws = params.add(f.workspaceId); // the parties of the workspace only: one shard group on Citus (CONTRACT §24)
   const rows = await selectRows<Row>(
     `SELECT a.party_id, p.name AS party_name, p.party_type, p.country::text AS country,
             a.income_cents, a.expense_cents, a.entry_count
@@ -32,7 +33,7 @@ export async function byPartyReport(s: ReportScope, f: ReportFilters, limit?: nu
                FROM entries e
               WHERE ${where}
               GROUP BY 1) a
-       LEFT JOIN parties p ON p.id = a.party_id
+       LEFT JOIN parties p ON p.workspace_id = ${ws} AND p.id = a.party_id
       ORDER BY a.income_cents + a.expense_cents DESC, a.party_id ASC NULLS LAST
       ${limit === undefined ? '' : `LIMIT ${params.add(limit)}`}`,
     params,

@@ -8,6 +8,7 @@ export async function byProjectReport(s: ReportScope, f: ReportFilters): Promise
   const params = new Params();
   const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
+  const ws = params.add(f.workspaceId); // the projects of the workspace only: one shard group on Citus (CONTRACT §24)
   const rows = await selectRows<Row>(
     `SELECT a.project_id, p.name AS project_name, a.income_cents, a.expense_cents, a.entry_count
        FROM (SELECT e.project_id,
@@ -17,7 +18,7 @@ export async function byProjectReport(s: ReportScope, f: ReportFilters): Promise
                FROM entries e
               WHERE ${where}
               GROUP BY e.project_id) a
-       JOIN projects p ON p.id = a.project_id
+       JOIN projects p ON p.workspace_id = ${ws} AND p.id = a.project_id
       ORDER BY a.income_cents + a.expense_cents DESC, a.project_id`,
     params,
     s.tx,

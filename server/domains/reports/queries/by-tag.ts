@@ -19,6 +19,8 @@ export async function byTagReport(s: ReportScope, f: ReportFilters): Promise<Tag
   const params = new Params();
   const where = countedEntriesWhere(f, s.reach, params);
   const SHARE = shareOf(amountOf(f));
+  // every table named by the workspace: on Citus one shard group answers the whole report (CONTRACT §24)
+  const ws = params.add(f.workspaceId);
   const rows = await selectRows<Row>(
     `SELECT a.tag_id, t.name AS tag_name, a.income_cents, a.expense_cents, a.entry_count
        FROM (SELECT et.tag_id,
@@ -26,10 +28,10 @@ export async function byTagReport(s: ReportScope, f: ReportFilters): Promise<Tag
                     COALESCE(sum(${SHARE}) FILTER (WHERE e.entry_type = 'EXPENSE'), 0) AS expense_cents,
                     count(*) AS entry_count
                FROM entries e
-               JOIN entry_tags et ON et.entry_id = e.id
+               JOIN entry_tags et ON et.workspace_id = e.workspace_id AND et.entry_id = e.id
               WHERE ${where}
               GROUP BY et.tag_id) a
-       JOIN tags t ON t.id = a.tag_id
+       JOIN tags t ON t.workspace_id = ${ws} AND t.id = a.tag_id
       ORDER BY a.income_cents + a.expense_cents DESC, a.tag_id`,
     params,
     s.tx,

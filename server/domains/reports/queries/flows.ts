@@ -21,14 +21,15 @@ export async function flowsReport(s: ReportScope, f: ReportFilters, limit: numbe
   const amount = amountOf(f);
   const where = countedEntriesWhere(f, s.reach, params);
   const oneMore = params.add(limit + 1);
+  const ws = params.add(f.workspaceId); // the parties of the workspace only: one shard group on Citus (CONTRACT §24)
   const rows = await selectRows<Row>(
     `SELECT a.from_party_id, fp.name AS from_party_name, a.to_party_id, tp.name AS to_party_name, a.total_cents, a.entry_count
        FROM (SELECT e.from_party_id, e.to_party_id, sum(${amount}) AS total_cents, count(*) AS entry_count
                FROM entries e
               WHERE ${where}
               GROUP BY e.from_party_id, e.to_party_id) a
-       LEFT JOIN parties fp ON fp.id = a.from_party_id
-       LEFT JOIN parties tp ON tp.id = a.to_party_id
+       LEFT JOIN parties fp ON fp.workspace_id = ${ws} AND fp.id = a.from_party_id
+       LEFT JOIN parties tp ON tp.workspace_id = ${ws} AND tp.id = a.to_party_id
       ORDER BY a.total_cents DESC, a.from_party_id ASC NULLS LAST, a.to_party_id ASC NULLS LAST
       LIMIT ${oneMore}`,
     params,
