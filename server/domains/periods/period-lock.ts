@@ -29,10 +29,14 @@ export async function lockPeriodsExclusive(tx: Transaction, workspaceId: number)
 export const sharedPeriodLockSql = (ws: string) => `pg_advisory_xact_lock_shared(${PERIOD_LOCK_CLASS}, ${ws})`;
 
 /**
- * SQL: the name of the closed period of workspace `ws` containing `date` (SQL expressions), or NULL — PostgreSQL's
- * one definition of "in a closed period" (migration 0023), which its triggers and the ledger core call too.
+ * SQL: the name of the closed period of workspace `ws` containing `date` (SQL expressions), or NULL — the body of
+ * `closed_period_name(ws, day)` (migration 0023), PostgreSQL's definition of "in a closed period" that its triggers
+ * call, written out here because Citus cannot call a function that reads a distributed table from a statement run
+ * on a shard (CONTRACT §24). tests/periods/closed-period-sql.test.ts holds the two equal.
  */
-export const closedPeriodNameSql = (ws: string, date: string) => `closed_period_name(${ws}, ${date})`;
+export const closedPeriodNameSql = (ws: string, date: string) => `(SELECT cp.name FROM accounting_periods cp
+   WHERE cp.workspace_id = ${ws} AND cp.status = 'CLOSED' AND cp.start_date <= ${date} AND cp.end_date >= ${date}
+   ORDER BY cp.start_date LIMIT 1)`;
 
 /** The closed period containing `date` (bounds inclusive), if any. */
 export async function closedPeriodAt(tx: Transaction, workspaceId: number, date: string): Promise<{ name: string } | undefined> {

@@ -8,7 +8,7 @@ const LIVE = `e.entry_status IN ('PENDING', 'UNDER_REVIEW', 'COMPLETED')`;
 const COLUMNS = `e.id, e.amount_cents, e.base_currency, e.entry_date::text AS entry_date, e.reference, e.description,
        p.name AS party_name, p.tax_id AS party_tax_id
   FROM entries e
-  LEFT JOIN parties p ON p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END`;
+  LEFT JOIN parties p ON p.workspace_id = e.workspace_id AND p.id = CASE WHEN e.entry_type = 'INCOME' THEN e.from_party_id ELSE e.to_party_id END`;
 const POOL = 60;
 
 /**
@@ -47,7 +47,7 @@ export async function candidatesFor(workspaceId: number, read: ReadFields, tx?: 
   const names = [read.supplier.name, read.customer.name].filter((n): n is string => !!n).map((n) => n.toLowerCase());
   const taxIds = [read.supplier.taxId, read.customer.taxId].filter((t): t is string => !!t);
   if (issue && (names.length || taxIds.length))
-    parts.push(`(SELECT ${COLUMNS} WHERE e.id IN (${nearestOfPartiesSql(reach)})
+    parts.push(`(SELECT ${COLUMNS} WHERE e.workspace_id = :ws AND e.id IN (${nearestOfPartiesSql(reach)})
        ORDER BY abs(e.entry_date - CAST(:issue AS date)), e.id DESC LIMIT ${POOL})`);
   if (parts.length === 0) return [];
   const rows = await db().query<Candidate>(parts.join(' UNION '), {
