@@ -28,7 +28,7 @@ describe('demo seed', () => {
         is_complete: boolean;
       }>(
         `SELECT d.id, d.entry_id, d.document_type, d.status, d.mime_type, e.is_complete
-         FROM entry_documents d JOIN entries e ON e.id = d.entry_id WHERE e.workspace_id = :ws ORDER BY d.created_at`,
+         FROM entry_documents d JOIN entries e ON e.workspace_id = d.workspace_id AND e.id = d.entry_id WHERE e.workspace_id = :ws ORDER BY d.created_at`,
         { replacements: { ws: result.workspaceId }, type: QueryTypes.SELECT },
       );
       expect(docs.map((d) => [d.document_type, d.status, d.mime_type])).toEqual([

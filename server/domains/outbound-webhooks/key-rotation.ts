@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { db, transaction } from '../../db/database.js';
+import { db, transaction, type Transaction } from '../../db/database.js';
 import type { Keyring } from '../../lib/crypto.js';
 import type { EndpointRow } from './endpoint-rows.js';
 import { openPreviousSecret, openSecret, sealedSecretColumns } from './endpoint-secrets.js';
@@ -15,10 +15,7 @@ export async function rotateEndpointSecrets(keys: Keyring): Promise<EndpointRota
   const current = keys[0]?.kid;
   if (!current) throw new Error('no keys given');
   return transaction(async (tx) => {
-    const rows = await db().query<EndpointRow>('SELECT * FROM webhook_endpoints ORDER BY id FOR NO KEY UPDATE', {
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    });
+    const rows = await lockedWorkspaceByWorkspace(tx);
     let reencrypted = 0;
     for (const row of rows) {
       if (row.secret_kid === current && (row.previous_secret_kid === null || row.previous_secret_kid === current)) continue;
@@ -32,9 +29,14 @@ export async function rotateEndpointSecrets(keys: Keyring): Promise<EndpointRota
             SET secret_ciphertext = :secret_ciphertext, secret_iv = :secret_iv, secret_tag = :secret_tag, secret_kid = :secret_kid,
                 previous_secret_ciphertext = :previous_secret_ciphertext, previous_secret_iv = :previous_secret_iv,
                 previous_secret_tag = :previous_secret_tag, previous_secret_kid = :previous_secret_kid
-          WHERE id = :id`,
+          WHERE workspace_id = :ws AND id = :id`,
         {
-          replacements: { id: row.id, ...sealedSecretColumns(row.id, openSecret(row.id, row, keys), 'secret', keys), ...previousColumns },
+          replacements: {
+            id: row.id,
+            ws: row.workspace_id,
+            ...sealedSecretColumns(row.id, openSecret(row.id, row, keys), 'secret', keys),
+            ...previousColumns,
+          },
           transaction: tx,
         },
       );
@@ -42,4 +44,22 @@ export async function rotateEndpointSecrets(keys: Keyring): Promise<EndpointRota
     }
     return { webhookEndpoints: rows.length, webhookReencrypted: reencrypted };
   });
+}
+
+/** Every endpoint, locked workspace by workspace: Citus runs a row lock only in a statement routed to one workspace (CONTRACT §24). */
+async function lockedWorkspaceByWorkspace(tx: Transaction): Promise<EndpointRow[]> {
+  const workspaces = await db().query<{ workspace_id: number }>('SELECT DISTINCT workspace_id FROM webhook_endpoints ORDER BY 1', {
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  const rows: EndpointRow[] = [];
+  for (const { workspace_id } of workspaces)
+    rows.push(
+      ...(await db().query<EndpointRow>('SELECT * FROM webhook_endpoints WHERE workspace_id = :ws ORDER BY id FOR NO KEY UPDATE', {
+        replacements: { ws: workspace_id },
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      })),
+    );
+  return rows;
 }
