@@ -21,7 +21,7 @@ const ok = (r: ApiResponse) => r.status === 200 || r.status === 201;
 
 async function derivedSum(originalId: number, linkType: 'REFUND' | 'REIMBURSEMENT'): Promise<number> {
   const [row] = await query<{ total: number }>(
-    `SELECT COALESCE(SUM(d.amount_cents), 0)::bigint AS total FROM entry_links l JOIN entries d ON d.id = l.derived_entry_id
+    `SELECT COALESCE(SUM(d.amount_cents), 0)::bigint AS total FROM entry_links l JOIN entries d ON d.id = l.derived_entry_id AND d.workspace_id = l.workspace_id
       WHERE l.original_entry_id = :id AND l.link_type = :linkType AND d.entry_status <> 'VOIDED'`,
     { id: originalId, linkType },
   );
