@@ -1,4 +1,5 @@
-import { transaction } from '../../db/database.js';
+import { db, transaction, type Transaction } from '../../db/database.js';
+import { onCitus } from '../../db/distributed.js';
 import { User } from '../../db/models/index.js';
 import { badRequest, conflict, forbidden, unauthorized } from '../../lib/errors.js';
 import type { Actor } from '../../lib/scope.js';
@@ -9,6 +10,17 @@ import { assertCoversMemberships } from './takeover.js';
 import { findVisibleUser, visibleUsers } from './visibility.js';
 
 export { findVisibleUser };
+
+/**
+ * On Citus (CONTRACT §24) users and sessions are coordinator tables, and Citus refuses to write one after a
+ * parallel multi-shard statement in the same transaction ("cannot modify table users because there was a
+ * parallel operation on a distributed table"). Who may see a user and which workspaces and projects it belongs
+ * to are read across shards (a user is in no one workspace), and must be read before the user is locked and
+ * written, so there those reads run over one connection per worker. Nothing changes on plain PostgreSQL.
+ */
+async function crossShardReadsBeforeUserWrites(tx: Transaction): Promise<void> {
+  if (await onCitus()) await db().query(`SET LOCAL citus.multi_shard_modify_mode TO 'sequential'`, { transaction: tx });
+}
 
 const uniqueSorted = (values: readonly string[]) => [...new Set(values)].sort();
 
@@ -63,6 +75,7 @@ async function assertCurrentPassword(user: User, currentPassword: string | undef
 
 export async function updateUser(actor: Actor, input: UpdateUserInput): Promise<UserObject> {
   return transaction(async (tx) => {
+    await crossShardReadsBeforeUserWrites(tx);
     const user = await findVisibleUser(actor, input.id, tx, { lock: true });
     if (input.isActive === false && user.id === actor.userId) throw conflict('You cannot deactivate yourself');
     await assertCoversMemberships(actor, user.id, tx);
@@ -88,6 +101,7 @@ export async function updateUser(actor: Actor, input: UpdateUserInput): Promise<
 /** DELETE deactivates (the user's history stays) and revokes every session. */
 export async function deactivateUser(actor: Actor, input: { id: string }): Promise<{ success: true }> {
   return transaction(async (tx) => {
+    await crossShardReadsBeforeUserWrites(tx);
     const user = await findVisibleUser(actor, input.id, tx, { lock: true });
     if (user.id === actor.userId) throw conflict('You cannot deactivate yourself');
     await assertCoversMemberships(actor, user.id, tx);

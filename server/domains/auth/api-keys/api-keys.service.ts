@@ -60,10 +60,10 @@ export async function revokeApiKey(actor: Actor, id: string): Promise<{ success:
   return transaction(async (tx) => {
     const row = await findApiKey(actor, id, tx);
     if (row.revoked_at) throw conflict('The API key is already revoked');
-    await db().query('UPDATE api_keys SET revoked_at = :now, previous_key_hash = NULL, previous_key_until = NULL WHERE id = :id', {
-      replacements: { id, now: clock.now() },
-      transaction: tx,
-    });
+    await db().query(
+      'UPDATE api_keys SET revoked_at = :now, previous_key_hash = NULL, previous_key_until = NULL WHERE id = :id AND workspace_id = :ws',
+      { replacements: { id, ws: row.workspace_id, now: clock.now() }, transaction: tx },
+    );
     return { success: true as const };
   });
 }
@@ -78,8 +78,12 @@ export async function rotateApiKey(actor: Actor, input: RotateApiKeyInput): Prom
     const [updated] = await db().query<ApiKeyRow>(
       `UPDATE api_keys SET previous_key_hash = CASE WHEN CAST(:until AS timestamptz) IS NULL THEN NULL ELSE key_hash END,
               previous_key_until = :until, key_hash = :hash, prefix = :prefix
-        WHERE id = :id RETURNING ${KEY_COLUMNS}`,
-      { replacements: { id: input.id, hash: key.hash, prefix: key.prefix, until: graceUntil }, type: QueryTypes.SELECT, transaction: tx },
+        WHERE id = :id AND workspace_id = :ws RETURNING ${KEY_COLUMNS}`,
+      {
+        replacements: { id: input.id, ws: row.workspace_id, hash: key.hash, prefix: key.prefix, until: graceUntil },
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      },
     );
     return { ...presentApiKey(updated), apiKey: key.key };
   });

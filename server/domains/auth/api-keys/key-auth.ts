@@ -42,18 +42,20 @@ async function findLiveKey(secret: string): Promise<KeyRow> {
  * Counts the request in the key's one-minute window, held in PostgreSQL so every instance shares
  * it (CONTRACT §19, API_KEY_RATE_PER_MINUTE): 429 with Retry-After beyond. The same statement keeps
  * `lastUsedAt` to the minute (written at most once a minute) and drops the key's older windows.
+ * The key's row is updated in its workspace: on Citus (CONTRACT §24) that is one shard's row, not an
+ * update of every shard of api_keys, which concurrent requests of one key ran into distributed deadlocks with.
  */
-async function takeSlot(keyId: string): Promise<void> {
+async function takeSlot(keyId: string, workspaceId: number): Promise<void> {
   const limit = runtime().config.API_KEY_RATE_PER_MINUTE;
   const now = clock.now().getTime();
   const windowStart = new Date(Math.floor(now / WINDOW_MS) * WINDOW_MS);
   const [row] = await db().query<{ request_count: number }>(
     `WITH expired AS (DELETE FROM api_key_rate_windows WHERE api_key_id = $1 AND window_start < $2),
-          used AS (UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $2))
+          used AS (UPDATE api_keys SET last_used_at = $2 WHERE id = $1 AND workspace_id = $3 AND (last_used_at IS NULL OR last_used_at < $2))
      INSERT INTO api_key_rate_windows (api_key_id, window_start, request_count) VALUES ($1, $2, 1)
      ON CONFLICT (api_key_id, window_start) DO UPDATE SET request_count = api_key_rate_windows.request_count + 1
      RETURNING request_count`,
-    { bind: [keyId, windowStart], type: QueryTypes.SELECT },
+    { bind: [keyId, windowStart, workspaceId], type: QueryTypes.SELECT },
   );
   if (row.request_count > limit) {
     const retryAfter = Math.max(1, Math.ceil((windowStart.getTime() + WINDOW_MS - now) / 1000));
@@ -70,7 +72,7 @@ async function takeSlot(keyId: string): Promise<void> {
  */
 export async function authenticateAppKey(secret: string): Promise<Actor> {
   const key = await findLiveKey(secret);
-  await takeSlot(key.id);
+  await takeSlot(key.id, key.workspace_id);
   const projects = key.project_ids.map(Number);
   return {
     kind: 'API_KEY',
