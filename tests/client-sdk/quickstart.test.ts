@@ -26,7 +26,7 @@ describe('SDK quick start example', () => {
     expect(stdout).toContain('expense  €42.50');
 
     const rows = await db().query<{ amount_cents: number; status: string; document_name: string }>(
-      `SELECT e.amount_cents, d.status, d.document_name FROM entries e JOIN entry_documents d ON d.entry_id = e.id WHERE e.id = :entryId`,
+      `SELECT e.amount_cents, d.status, d.document_name FROM entries e JOIN entry_documents d ON d.workspace_id = e.workspace_id AND d.entry_id = e.id WHERE e.id = :entryId`,
       { replacements: { entryId }, type: QueryTypes.SELECT },
     );
     expect(rows).toEqual([{ amount_cents: 4_250, status: 'UPLOADED', document_name: 'receipt.pdf' }]);
