@@ -40,7 +40,11 @@ export function postgresErrorOf(err: unknown): { code?: string; constraint?: str
   const pgError = parent as { code?: string; constraint?: string; message?: string };
   if (pgError.constraint !== undefined || typeof pgError.message !== 'string') return pgError;
   const named = constraintInMessage(pgError.message);
-  return named === undefined ? pgError : Object.assign(pgError, { constraint: named });
+  if (named === undefined) return pgError;
+  // a row a Citus coordinator copied to a shard (INSERT … SELECT it could not push down) and the shard refused comes back as
+  // XX000 (ReportCopyError): the service's own RAISEs keep their SQLSTATE there too
+  const relayed = pgError.code === 'XX000' && RAISED_CODES.has(named) ? { code: RAISED_CODES.get(named) } : {};
+  return Object.assign(pgError, { constraint: named }, relayed);
 }
 
 /**
@@ -60,6 +64,12 @@ const CONSTRAINT_MESSAGES: [RegExp, string][] = [
   [/^bank match \S+: (its lines sum to|an entry is VOIDED)/, 'bank_match_balance'],
   [/^Entry \d+ is in bank match; /, 'entries_bank_match_guard'],
 ];
+
+/** The SQLSTATE of each of the service's own RAISEs that CONSTRAINT_MESSAGES knows (server/db/sql-definitions.sql). */
+const RAISED_CODES = new Map<string, string>([
+  ...CONSTRAINT_MESSAGES.map(([, name]): [string, string] => [name, '23514']),
+  ['entries_bank_match_guard', '23P01'],
+]);
 
 function constraintInMessage(message: string): string | undefined {
   const quoted = /violates (?:unique|foreign key|check|exclusion) constraint "(.+?)(?:_\d{6,})?"/.exec(message);

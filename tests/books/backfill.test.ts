@@ -27,21 +27,21 @@ describe('the backfill of migration 0045', () => {
     const [bare] = await q<{ id: string }>(
       `INSERT INTO entries (workspace_id, project_id, entry_source_id, entry_type, entry_status, base_currency, amount_cents, entry_date,
                             fx_rate, fx_rate_date, amount_base_cents)
-       SELECT workspace_id, project_id, entry_source_id, 'EXPENSE', 'COMPLETED', 'USD', 1_234, '2024-02-11', '1', '2024-02-11', 1_234
-         FROM entries WHERE id = :id RETURNING id`,
-      { id: model.id },
+       SELECT workspace_id, project_id, entry_source_id, 'EXPENSE', 'COMPLETED', 'USD', 1234, '2024-02-11', '1', '2024-02-11', 1234
+         FROM entries WHERE workspace_id = :ws AND id = :id RETURNING id`,
+      { ws: w.workspaceId, id: model.id },
     );
     const [account] = await q<{ id: string }>(
       `WITH s AS (INSERT INTO entry_sources (workspace_id, kind, name) VALUES (:ws, 'BANK', 'Old bank') RETURNING id)
        INSERT INTO bank_accounts (workspace_id, name, currency, project_id, entry_source_id, opening_balance_cents, opening_date)
-       SELECT :ws, 'Old bank', 'USD', :project, s.id, 9_900, '2024-01-01' FROM s RETURNING id`,
+       SELECT :ws, 'Old bank', 'USD', :project, s.id, 9900, '2024-01-01' FROM s RETURNING id`,
       { ws: w.workspaceId, project: w.projectId },
     );
     await closePeriod(api, w.token, w.workspaceId, '2024-01-01', '2024-03-31');
     await backfill(db());
     const posted = await q<{ kind: string; date: string; d: string; c: string }>(
       `SELECT t.kind, t.txn_date::text AS date, sum(l.debit_cents)::text AS d, sum(l.credit_cents)::text AS c
-         FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id
+         FROM journal_transactions t JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id
         WHERE t.entry_id = :entry OR t.bank_account_id = :account GROUP BY t.id ORDER BY t.id`,
       { entry: bare.id, account: account.id },
     );

@@ -36,7 +36,7 @@ type Line = { kind: string; date: string; code: string; debit: number; credit: n
 async function posted(entryId: number): Promise<Line[]> {
   const res = await client.query(
     `SELECT t.kind, t.txn_date::text AS date, c.code, l.debit_cents::int AS debit, l.credit_cents::int AS credit, t.reverses IS NOT NULL AS reverses
-       FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id JOIN accounting_categories c ON c.id = l.category_id
+       FROM journal_transactions t JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
       WHERE t.entry_id = $1 ORDER BY t.id, l.line_no`,
     [entryId],
   );
@@ -46,7 +46,7 @@ async function posted(entryId: number): Promise<Line[]> {
 /** The live balance (debits − credits) of each account code of the workspace, from the kept month balances. */
 async function balances(workspaceId: number): Promise<Record<string, number>> {
   const res = await client.query(
-    `SELECT c.code, sum(b.debit_cents - b.credit_cents)::int AS balance FROM ledger_balances b JOIN accounting_categories c ON c.id = b.category_id
+    `SELECT c.code, sum(b.debit_cents - b.credit_cents)::int AS balance FROM ledger_balances b JOIN accounting_categories c ON c.workspace_id = b.workspace_id AND c.id = b.category_id
       WHERE b.workspace_id = $1 GROUP BY c.code HAVING sum(b.debit_cents - b.credit_cents) <> 0`,
     [workspaceId],
   );

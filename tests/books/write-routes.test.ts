@@ -3,6 +3,7 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, closePeriod, createCategory, createEntry, createKey, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { addProjectMember } from '../support/factories/workspaces.js';
 import { db } from '../../server/db/database.js';
+import { onCitus } from '../../server/db/distributed.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /** CONTRACT §23 roles, manual journals, their reversal, verify, bank account openings: each rule over HTTP. */
@@ -27,6 +28,19 @@ const twoLines = () => [
 
 /** An entry's amount changed by raw SQL with its triggers off: what the books did not post, for verify to find. */
 async function amountBehindTheCore(entryId: number, cents: number): Promise<void> {
+  if (await onCitus()) {
+    // Citus cannot ALTER a distributed table's triggers: the update runs with them off on the shards instead (replica mode,
+    // set on each worker the transaction reaches)
+    await db().transaction(async (transaction) => {
+      await db().query(`SET LOCAL citus.propagate_set_commands = 'local'`, { transaction });
+      await db().query(`SET LOCAL session_replication_role = replica`, { transaction });
+      await db().query('UPDATE entries SET amount_cents = :cents, amount_base_cents = :cents WHERE id = :id', {
+        replacements: { id: entryId, cents },
+        transaction,
+      });
+    });
+    return;
+  }
   await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
   try {
     await db().query('UPDATE entries SET amount_cents = :cents, amount_base_cents = :cents WHERE id = :id', {
@@ -240,9 +254,10 @@ describe('bank account openings (CONTRACT §23)', () => {
       (
         (await db().query(
           `SELECT t.kind, t.txn_date::text AS date, c.code, l.debit_cents::int AS d, l.credit_cents::int AS c
-             FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id JOIN accounting_categories c ON c.id = l.category_id
-            WHERE t.bank_account_id = :id ORDER BY t.id, l.line_no`,
-          { replacements: { id: res.body.id } },
+             FROM journal_transactions t JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id
+             JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
+            WHERE t.workspace_id = :ws AND t.bank_account_id = :id ORDER BY t.id, l.line_no`,
+          { replacements: { ws: w.workspaceId, id: res.body.id } },
         )) as any
       )[0];
     expect(await openings()).toEqual([
@@ -288,9 +303,9 @@ describe('verify and access (CONTRACT §23, §19)', () => {
     const creditsOf = async (entryId: number) =>
       (
         await db().query(
-          `SELECT c.code, l.credit_cents::int AS c FROM journal_lines l JOIN accounting_categories c ON c.id = l.category_id
-            WHERE l.entry_id = :entryId AND l.kind = 'ENTRY' AND l.credit_cents > 0 ORDER BY l.id`,
-          { replacements: { entryId }, type: 'SELECT' },
+          `SELECT c.code, l.credit_cents::int AS c FROM journal_lines l JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
+            WHERE l.workspace_id = :ws AND l.entry_id = :entryId AND l.kind = 'ENTRY' AND l.credit_cents > 0 ORDER BY l.id`,
+          { replacements: { ws: v.workspaceId, entryId }, type: 'SELECT' },
         )
       ).map((r: any) => `${r.code}:${r.c}`);
     expect(await creditsOf(before.id)).toEqual([`${oldPayable.code}:1200`]);

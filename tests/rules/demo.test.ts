@@ -25,13 +25,13 @@ describe('demo seed: rules', () => {
     const rows = await db().query<{ description: string; code: string | null; writable: boolean }>(
       `SELECT e.description, c.code,
               e.entry_status NOT IN ('VOIDED', 'CANCELLED')
-              AND e.entry_date < (SELECT min(q.entry_date) FROM accounting_reviews r JOIN entries q ON q.id = r.entry_id
+              AND e.entry_date < (SELECT min(q.entry_date) FROM accounting_reviews r JOIN entries q ON q.workspace_id = r.workspace_id AND q.id = r.entry_id
                                    -- the recurring entries' occurrences (seeded after the rules) are queued too
                                    WHERE r.workspace_id = e.workspace_id AND q.recurring_entry_id IS NULL)
               AND NOT EXISTS (
                 SELECT 1 FROM accounting_periods p WHERE p.workspace_id = e.workspace_id AND p.status = 'CLOSED'
                    AND e.entry_date BETWEEN p.start_date AND p.end_date) AS writable
-         FROM entries e LEFT JOIN accounting_categories c ON c.id = e.category_id
+         FROM entries e LEFT JOIN accounting_categories c ON c.workspace_id = e.workspace_id AND c.id = e.category_id
         WHERE e.workspace_id = :ws AND e.entry_type = 'EXPENSE'
           AND e.description IN ('Office rent', 'Cloud hosting', 'Software licences', 'Flight to client')`,
       { replacements: { ws: workspaceId }, type: QueryTypes.SELECT },

@@ -23,8 +23,8 @@ type Changed = { reviews: string[]; syncs: string[] };
  */
 export async function afterEntryEdited(tx: Transaction, after: EntryRow, actor: EventActor): Promise<EntryEffects> {
   const changed = await runChange(tx, after, actor, `WITH reviews AS (${requeueAfterEditSql('id')}), syncs AS (${markStaleSql('id')})`);
-  const requeued = changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews) : [];
-  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs) : [];
+  const requeued = changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', after.workspace_id, changed.reviews) : [];
+  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', after.workspace_id, changed.syncs) : [];
   return [...queuedEffects(requeued, { requeued: true }), ...staleEffects(tx, stale, 'EDITED')];
 }
 
@@ -41,8 +41,9 @@ export async function afterEntryClosed(tx: Transaction, after: EntryRow, actor: 
     actor,
     `WITH reviews AS (${cancelOpenReviewsSql('id')}), syncs AS (${voided ? markStaleSql('id') : 'SELECT NULL::uuid AS id WHERE false'})`,
   );
-  const cancelled = changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', changed.reviews) : [];
-  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', changed.syncs) : [];
+  const cancelled =
+    changed.reviews.length > 0 ? await rowsOf<ReviewRow>(tx, 'accounting_reviews', after.workspace_id, changed.reviews) : [];
+  const stale = changed.syncs.length > 0 ? await rowsOf<SyncRow>(tx, 'accounting_syncs', after.workspace_id, changed.syncs) : [];
   return [...cancelledEffects(after, cancelled), ...staleEffects(tx, stale, 'VOIDED')];
 }
 
@@ -59,9 +60,14 @@ async function runChange(tx: Transaction, after: EntryRow, actor: EventActor, ct
   return changed;
 }
 
-function rowsOf<T extends object>(tx: Transaction, table: 'accounting_reviews' | 'accounting_syncs', ids: string[]): Promise<T[]> {
-  return db().query<T>(`SELECT * FROM ${table} WHERE id IN (:ids) ORDER BY id`, {
-    replacements: { ids },
+function rowsOf<T extends object>(
+  tx: Transaction,
+  table: 'accounting_reviews' | 'accounting_syncs',
+  workspaceId: number,
+  ids: string[],
+): Promise<T[]> {
+  return db().query<T>(`SELECT * FROM ${table} WHERE workspace_id = :ws AND id IN (:ids) ORDER BY id`, {
+    replacements: { ws: workspaceId, ids },
     type: QueryTypes.SELECT,
     transaction: tx,
   });

@@ -121,7 +121,7 @@ export async function reverseManualJournal(actor: Actor, id: number, date?: stri
        ), l AS (
          INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, description, txn_date, kind)
          SELECT t.id, $1, o.line_no, o.category_id, o.credit_cents, o.debit_cents, o.description, t.txn_date, 'REVERSAL'
-           FROM t, journal_lines o WHERE o.transaction_id = $3
+           FROM t, journal_lines o WHERE o.workspace_id = $1 AND o.transaction_id = $3
        )
        SELECT id::text FROM t`,
       {

@@ -65,14 +65,16 @@ describe('AES-256-GCM with key ids and additional authenticated data', () => {
     await db().query(
       `UPDATE accounting_connections b SET credentials_ciphertext = a.credentials_ciphertext, credentials_iv = a.credentials_iv,
               credentials_tag = a.credentials_tag, credentials_kid = a.credentials_kid
-         FROM accounting_connections a WHERE a.id = :a AND b.id = :b`,
-      { replacements: { a: a.id, b: b.id } },
+         FROM accounting_connections a WHERE a.workspace_id = :ws AND a.id = :a AND b.workspace_id = a.workspace_id AND b.id = :b`,
+      { replacements: { ws: w.workspaceId, a: a.id, b: b.id } },
     );
     const [rowA, rowB] = (await rows()).filter((r) => r.id === a.id || r.id === b.id).sort((x) => (x.id === a.id ? -1 : 1));
     expect(readCredentials(rowA)).toEqual({ accessToken: 'token-of-a' });
     expect(() => readCredentials(rowB)).toThrow();
     // rotation would (rightly) refuse a row that does not decrypt: remove the forged one
-    await db().query('DELETE FROM accounting_connections WHERE id = :b', { replacements: { b: b.id } });
+    await db().query('DELETE FROM accounting_connections WHERE workspace_id = :ws AND id = :b', {
+      replacements: { ws: w.workspaceId, b: b.id },
+    });
   });
 });
 

@@ -29,9 +29,9 @@ describe('auto-queue for entries created in bulk (ingest)', () => {
     expectStatus(res, 200);
     expect(res.body.created).toBe(60);
     const rows = await db().query<{ status: string; entry_status: string; n: number }>(
-      `SELECT r.status, e.entry_status, count(*)::int AS n FROM accounting_reviews r JOIN entries e ON e.id = r.entry_id
-        WHERE r.connection_id = :c GROUP BY 1, 2`,
-      { replacements: { c: connection.id }, type: QueryTypes.SELECT },
+      `SELECT r.status, e.entry_status, count(*)::int AS n FROM accounting_reviews r JOIN entries e ON e.workspace_id = r.workspace_id AND e.id = r.entry_id
+        WHERE r.workspace_id = :ws AND r.connection_id = :c GROUP BY 1, 2`,
+      { replacements: { ws: w.workspaceId, c: connection.id }, type: QueryTypes.SELECT },
     );
     expect(rows).toEqual([{ status: 'QUEUED', entry_status: 'UNDER_REVIEW', n: 60 }]);
     const ids: number[] = res.body.results.map((r: any) => r.entryId);

@@ -36,15 +36,16 @@ async function assertParent(tx: Transaction, workspaceId: number, parentId: stri
 }
 
 /** Would making `parentId` the parent of `id` close a cycle? (is `id` among `parentId`'s ancestors, or itself) */
-async function assertNoCycle(tx: Transaction, id: string, parentId: string): Promise<void> {
+async function assertNoCycle(tx: Transaction, workspaceId: number, id: string, parentId: string): Promise<void> {
+  // the workspace on both sides of the recursion: one shard group on Citus (a parent is of the same workspace: assertParent)
   const [row] = await db().query<{ cycle: boolean }>(
     `WITH RECURSIVE ancestors(id, parent_id) AS (
-       SELECT id, parent_id FROM accounting_categories WHERE id = :parentId
+       SELECT id, parent_id FROM accounting_categories WHERE workspace_id = :ws AND id = :parentId
        UNION
-       SELECT c.id, c.parent_id FROM accounting_categories c JOIN ancestors a ON c.id = a.parent_id
+       SELECT c.id, c.parent_id FROM accounting_categories c JOIN ancestors a ON c.id = a.parent_id WHERE c.workspace_id = :ws
      )
      SELECT EXISTS (SELECT 1 FROM ancestors WHERE id = :id) AS cycle`,
-    { replacements: { id, parentId }, type: QueryTypes.SELECT, transaction: tx },
+    { replacements: { ws: workspaceId, id, parentId }, type: QueryTypes.SELECT, transaction: tx },
   );
   if (row.cycle) throw badRequest('parentId would make the category its own ancestor (cycle)');
 }
@@ -105,7 +106,7 @@ export async function updateCategory(actor: Actor, input: UpdateCategoryInput): 
     if (input.code !== undefined && input.code !== row.code) await assertCodeFree(tx, row.workspace_id, input.code, row.id);
     if (parentId && (input.parentId !== undefined || input.accountType !== undefined)) {
       await assertParent(tx, row.workspace_id, parentId, accountType);
-      await assertNoCycle(tx, row.id, parentId);
+      await assertNoCycle(tx, row.workspace_id, row.id, parentId);
     }
     if (accountType !== row.account_type) await assertChildrenMatch(tx, row.id, accountType);
     const [updated] = await db().query<CategoryRow>(

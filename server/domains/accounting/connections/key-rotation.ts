@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
-import { db, transaction } from '../../../db/database.js';
+import { db, transaction, type Transaction } from '../../../db/database.js';
+import { onCitus } from '../../../db/distributed.js';
 import type { Keyring } from '../../../lib/crypto.js';
 import type { ConnectionRow } from './connection-rows.js';
 import { readCredentials, readWebhookSecret, sealCredentials, sealedColumns, sealWebhookSecret } from './connection-secrets.js';
@@ -15,10 +16,7 @@ export async function rotateConnectionSecrets(keys: Keyring): Promise<RotationRe
   const current = keys[0]?.kid;
   if (!current) throw new Error('no keys given');
   return transaction(async (tx) => {
-    const rows = await db().query<ConnectionRow>('SELECT * FROM accounting_connections ORDER BY id FOR NO KEY UPDATE', {
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    });
+    const rows = await lockedConnections(tx);
     let reencrypted = 0;
     for (const row of rows) {
       const stale = row.credentials_kid !== current || (row.webhook_secret_kid !== null && row.webhook_secret_kid !== current);
@@ -30,9 +28,10 @@ export async function rotateConnectionSecrets(keys: Keyring): Promise<RotationRe
                 credentials_tag = :credentials_tag, credentials_kid = :credentials_kid,
                 webhook_secret_ciphertext = :webhook_secret_ciphertext, webhook_secret_iv = :webhook_secret_iv,
                 webhook_secret_tag = :webhook_secret_tag, webhook_secret_kid = :webhook_secret_kid
-          WHERE id = :id`,
+          WHERE workspace_id = :ws AND id = :id`,
         {
           replacements: {
+            ws: row.workspace_id,
             id: row.id,
             ...sealedColumns('credentials', sealCredentials(row.id, readCredentials(row, keys), keys)),
             ...sealedColumns('webhook_secret', webhookSecret === null ? null : sealWebhookSecret(row.id, webhookSecret, keys)),
@@ -44,4 +43,25 @@ export async function rotateConnectionSecrets(keys: Keyring): Promise<RotationRe
     }
     return { connections: rows.length, reencrypted };
   });
+}
+
+/**
+ * Every connection, locked. Citus locks rows only in a statement routed to one shard group: there they are locked
+ * workspace by workspace (in workspace order, each by id); plain PostgreSQL keeps the one locking read.
+ */
+async function lockedConnections(tx: Transaction): Promise<ConnectionRow[]> {
+  const read = (where: string, replacements?: Record<string, unknown>) =>
+    db().query<ConnectionRow>(`SELECT * FROM accounting_connections${where} ORDER BY id FOR NO KEY UPDATE`, {
+      replacements,
+      type: QueryTypes.SELECT,
+      transaction: tx,
+    });
+  if (!(await onCitus())) return read('');
+  const workspaces = await db().query<{ ws: number }>('SELECT DISTINCT workspace_id AS ws FROM accounting_connections ORDER BY 1', {
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  const rows: ConnectionRow[] = [];
+  for (const { ws } of workspaces) rows.push(...(await read(' WHERE workspace_id = :ws', { ws })));
+  return rows;
 }

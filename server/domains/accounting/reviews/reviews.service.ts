@@ -111,7 +111,7 @@ export async function backfillReviews(actor: Actor, connectionId: string): Promi
       `SELECT e.id FROM entries e
         WHERE e.workspace_id = :ws AND e.entry_status <> 'VOIDED'
           AND (cardinality(CAST(:projects AS int[])) = 0 OR e.project_id = ANY (CAST(:projects AS int[])))
-          AND NOT EXISTS (SELECT 1 FROM accounting_reviews r WHERE r.entry_id = e.id AND r.connection_id = :connectionId)
+          AND NOT EXISTS (SELECT 1 FROM accounting_reviews r WHERE r.workspace_id = e.workspace_id AND r.entry_id = e.id AND r.connection_id = :connectionId)
         ORDER BY e.id`,
       { replacements: params, type: QueryTypes.SELECT, transaction: tx },
     );
@@ -126,7 +126,7 @@ export async function backfillReviews(actor: Actor, connectionId: string): Promi
       `INSERT INTO accounting_reviews (workspace_id, entry_id, connection_id, status, created_at, updated_at)
        SELECT :ws, e.id, :connectionId, 'QUEUED', :now, :now
          FROM entries e
-        WHERE e.id = ANY (CAST(:ids AS bigint[])) AND e.entry_status <> 'VOIDED'
+        WHERE e.workspace_id = :ws AND e.id = ANY (CAST(:ids AS bigint[])) AND e.entry_status <> 'VOIDED'
         ORDER BY e.id
        ON CONFLICT DO NOTHING
        RETURNING *`,

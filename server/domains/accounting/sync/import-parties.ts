@@ -62,7 +62,7 @@ async function upsertParty(
   const [sameName] = await db().query<{ id: number }>(
     `SELECT p.id FROM parties p
       WHERE p.workspace_id = :ws AND lower(p.name) = lower(:name)
-        AND NOT EXISTS (SELECT 1 FROM party_mappings m WHERE m.connection_id = :connectionId AND m.party_id = p.id)
+        AND NOT EXISTS (SELECT 1 FROM party_mappings m WHERE m.workspace_id = p.workspace_id AND m.connection_id = :connectionId AND m.party_id = p.id)
       ORDER BY p.id LIMIT 1`,
     { replacements: { ws: c.workspaceId, name: p.name, connectionId: c.id }, type: QueryTypes.SELECT, transaction: tx },
   );

@@ -114,8 +114,8 @@ export async function listSyncs(
     `SELECT s.*, c.name AS connection_name, c.provider_type,
             e.entry_type, e.entry_status, e.amount_cents, e.base_currency, e.entry_date, e.description
        FROM accounting_syncs s
-       JOIN accounting_connections c ON c.id = s.connection_id
-       JOIN entries e ON e.id = s.entry_id
+       JOIN accounting_connections c ON c.workspace_id = s.workspace_id AND c.id = s.connection_id
+       JOIN entries e ON e.workspace_id = s.workspace_id AND e.id = s.entry_id
       WHERE ${where}
       ORDER BY s.updated_at DESC, s.id DESC
       LIMIT :limit OFFSET :offset`,

@@ -91,7 +91,7 @@ export async function accountLines(actor: Actor, q: AccountLinesQuery): Promise<
             pg.debit_cents::text, pg.credit_cents::text,
             (s.start + sum(pg.debit_cents - pg.credit_cents) OVER (ORDER BY pg.txn_date, pg.transaction_id, pg.line_no))::text AS running
        FROM sums s
-       LEFT JOIN (page pg JOIN journal_transactions t ON t.id = pg.transaction_id) ON true
+       LEFT JOIN (page pg JOIN journal_transactions t ON t.workspace_id = ${ws} AND t.id = pg.transaction_id) ON true
       ORDER BY pg.txn_date, pg.transaction_id, pg.line_no`,
     p,
   );

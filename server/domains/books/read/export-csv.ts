@@ -27,8 +27,8 @@ export async function journalCsv(workspaceId: number, from: string | undefined, 
   const sql = `SELECT t.id, to_char(t.txn_date, 'YYYY-MM-DD'), t.kind, t.entry_id, ${textCell('c.code')} AS code, ${textCell('c.name')} AS name,
                       l.debit_cents, l.credit_cents, ${textCell('COALESCE(l.description, t.description)')} AS description
                  FROM journal_transactions t
-                 JOIN journal_lines l ON l.transaction_id = t.id
-                 JOIN accounting_categories c ON c.id = l.category_id
+                 JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id
+                 JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
                 WHERE ${where}
                 ORDER BY t.txn_date, t.id, l.line_no`;
   const rows = await copyOutStream(sql, p.values, '(FORMAT csv, FORCE_QUOTE (code, name, description))');

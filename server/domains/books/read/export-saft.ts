@@ -143,7 +143,7 @@ async function prelude(c: Context, tx: Transaction): Promise<Prelude> {
   const range = journalRange(pt, c.workspaceId, c.from, c.to);
   const [totals] = await select<Totals>(
     `SELECT count(DISTINCT t.id)::text AS n, COALESCE(sum(l.debit_cents), 0)::text AS debit, COALESCE(sum(l.credit_cents), 0)::text AS credit
-       FROM journal_transactions t JOIN journal_lines l ON l.transaction_id = t.id WHERE ${range}`,
+       FROM journal_transactions t JOIN journal_lines l ON l.workspace_id = t.workspace_id AND l.transaction_id = t.id WHERE ${range}`,
     pt,
     tx,
   );
@@ -179,8 +179,8 @@ async function* document(c: Context, { w, accounts, totals }: Prelude, tx: Trans
       const pl = new Params();
       const lines = await select<LineRow>(
         `SELECT l.transaction_id::text, l.line_no, c.code, l.description, l.debit_cents::text AS debit, l.credit_cents::text AS credit
-           FROM journal_lines l JOIN accounting_categories c ON c.id = l.category_id
-          WHERE l.transaction_id = ANY(${pl.add(txns.map((t) => t.id))}::bigint[]) ORDER BY l.transaction_id, l.line_no`,
+           FROM journal_lines l JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
+          WHERE l.workspace_id = ${pl.add(c.workspaceId)} AND l.transaction_id = ANY(${pl.add(txns.map((t) => t.id))}::bigint[]) ORDER BY l.transaction_id, l.line_no`,
         pl,
         tx,
       );

@@ -42,10 +42,10 @@ function projectMovements(workspaceId: number, projectId: number, from: string |
   return select<Movement>(
     `SELECT c.id::text AS category_id, c.code, c.name, c.account_type, sum(l.debit_cents)::text AS debit, sum(l.credit_cents)::text AS credit
        FROM journal_lines l
-       JOIN journal_transactions t ON t.id = l.transaction_id
-       LEFT JOIN journal_transactions o ON o.id = t.reverses
+       JOIN journal_transactions t ON t.workspace_id = l.workspace_id AND t.id = l.transaction_id
+       LEFT JOIN journal_transactions o ON o.workspace_id = t.workspace_id AND o.id = t.reverses
        JOIN entries e ON e.id = l.entry_id AND e.workspace_id = l.workspace_id
-       JOIN accounting_categories c ON c.id = l.category_id
+       JOIN accounting_categories c ON c.workspace_id = l.workspace_id AND c.id = l.category_id
       WHERE ${where.join(' AND ')} AND (t.kind = 'ENTRY' OR (t.kind = 'REVERSAL' AND o.kind = 'ENTRY'))
       GROUP BY c.id, c.code, c.name, c.account_type
       ORDER BY c.code`,
