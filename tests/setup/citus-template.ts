@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { ensureCitus, startCitusCluster } from '../cross-cutting/hard/support/citus.js';
 import { runCleanups } from '../cross-cutting/hard/support/cleanup-registry.js';
+import { withClient } from '../cross-cutting/hard/support/crash-checks.js';
 
 /*
  * `TEST_CITUS=1 npm test`: the suites run against a Citus cluster (CONTRACT §24) instead of one
@@ -25,7 +25,7 @@ export async function startCitusTemplate(template: string): Promise<{ nodes: Cit
 /** No connection to the template stays or comes back (Citus' maintenance daemon holds one), so it can be cloned. */
 export async function freezeTemplate(nodes: CitusNodes, template: string): Promise<void> {
   for (const url of nodes)
-    await onNode(url, async (c) => {
+    await withClient(url, async (c) => {
       await c.query(`ALTER DATABASE ${template} ALLOW_CONNECTIONS false`);
       await c.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [template]);
     });
@@ -34,7 +34,7 @@ export async function freezeTemplate(nodes: CitusNodes, template: string): Promi
 /** The file's database `name`, a clone of the template, on every node. */
 export async function cloneOnEveryNode(nodes: CitusNodes, template: string, name: string): Promise<void> {
   for (const url of nodes)
-    await onNode(url, async (c) => {
+    await withClient(url, async (c) => {
       for (let attempt = 0; ; attempt++) {
         try {
           await c.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
@@ -50,15 +50,5 @@ export async function cloneOnEveryNode(nodes: CitusNodes, template: string, name
 }
 
 export async function dropOnEveryNode(nodes: CitusNodes, name: string): Promise<void> {
-  for (const url of nodes) await onNode(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
-}
-
-async function onNode<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await work(c);
-  } finally {
-    await c.end();
-  }
+  for (const url of nodes) await withClient(url, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
 }
