@@ -84,3 +84,21 @@ export async function conflictColumns(columns: string): Promise<string> {
  * Citus (the distribution column on both sides), so the statement is pushed down to the shards whole.
  */
 export const sameWorkspace = (alias: string, of = 'e'): string => ` AND ${alias}.workspace_id = ${of}.workspace_id`;
+
+/**
+ * Every row of `table` (a tenant table), locked with `lock` in id order — for maintenance that rewrites them all
+ * (npm run rotate-keys). Citus locks rows only in a statement routed to one shard group: there they are locked
+ * workspace by workspace (in workspace order, each by id); plain PostgreSQL keeps the one locking read.
+ */
+export async function lockEveryRow<T extends object>(tx: Transaction, table: string, lock = 'FOR NO KEY UPDATE'): Promise<T[]> {
+  const read = (where: string, replacements?: Record<string, unknown>) =>
+    db().query<T>(`SELECT * FROM ${table}${where} ORDER BY id ${lock}`, { replacements, type: QueryTypes.SELECT, transaction: tx });
+  if (!(await onCitus())) return read('');
+  const workspaces = await db().query<{ ws: number }>(`SELECT DISTINCT workspace_id AS ws FROM ${table} ORDER BY 1`, {
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  const rows: T[] = [];
+  for (const { ws } of workspaces) rows.push(...(await read(' WHERE workspace_id = :ws', { ws })));
+  return rows;
+}

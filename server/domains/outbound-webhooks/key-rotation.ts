@@ -1,5 +1,5 @@
-import { QueryTypes } from 'sequelize';
-import { db, transaction, type Transaction } from '../../db/database.js';
+import { db, transaction } from '../../db/database.js';
+import { lockEveryRow } from '../../db/distributed.js';
 import type { Keyring } from '../../lib/crypto.js';
 import type { EndpointRow } from './endpoint-rows.js';
 import { openPreviousSecret, openSecret, sealedSecretColumns } from './endpoint-secrets.js';
@@ -15,7 +15,7 @@ export async function rotateEndpointSecrets(keys: Keyring): Promise<EndpointRota
   const current = keys[0]?.kid;
   if (!current) throw new Error('no keys given');
   return transaction(async (tx) => {
-    const rows = await lockedWorkspaceByWorkspace(tx);
+    const rows = await lockEveryRow<EndpointRow>(tx, 'webhook_endpoints');
     let reencrypted = 0;
     for (const row of rows) {
       if (row.secret_kid === current && (row.previous_secret_kid === null || row.previous_secret_kid === current)) continue;
@@ -44,22 +44,4 @@ export async function rotateEndpointSecrets(keys: Keyring): Promise<EndpointRota
     }
     return { webhookEndpoints: rows.length, webhookReencrypted: reencrypted };
   });
-}
-
-/** Every endpoint, locked workspace by workspace: Citus runs a row lock only in a statement routed to one workspace (CONTRACT §24). */
-async function lockedWorkspaceByWorkspace(tx: Transaction): Promise<EndpointRow[]> {
-  const workspaces = await db().query<{ workspace_id: number }>('SELECT DISTINCT workspace_id FROM webhook_endpoints ORDER BY 1', {
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const rows: EndpointRow[] = [];
-  for (const { workspace_id } of workspaces)
-    rows.push(
-      ...(await db().query<EndpointRow>('SELECT * FROM webhook_endpoints WHERE workspace_id = :ws ORDER BY id FOR NO KEY UPDATE', {
-        replacements: { ws: workspace_id },
-        type: QueryTypes.SELECT,
-        transaction: tx,
-      })),
-    );
-  return rows;
 }

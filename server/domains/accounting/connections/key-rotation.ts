@@ -1,6 +1,5 @@
-import { QueryTypes } from 'sequelize';
-import { db, transaction, type Transaction } from '../../../db/database.js';
-import { onCitus } from '../../../db/distributed.js';
+import { db, transaction } from '../../../db/database.js';
+import { lockEveryRow } from '../../../db/distributed.js';
 import type { Keyring } from '../../../lib/crypto.js';
 import type { ConnectionRow } from './connection-rows.js';
 import { readCredentials, readWebhookSecret, sealCredentials, sealedColumns, sealWebhookSecret } from './connection-secrets.js';
@@ -16,7 +15,7 @@ export async function rotateConnectionSecrets(keys: Keyring): Promise<RotationRe
   const current = keys[0]?.kid;
   if (!current) throw new Error('no keys given');
   return transaction(async (tx) => {
-    const rows = await lockedConnections(tx);
+    const rows = await lockEveryRow<ConnectionRow>(tx, 'accounting_connections');
     let reencrypted = 0;
     for (const row of rows) {
       const stale = row.credentials_kid !== current || (row.webhook_secret_kid !== null && row.webhook_secret_kid !== current);
@@ -43,25 +42,4 @@ export async function rotateConnectionSecrets(keys: Keyring): Promise<RotationRe
     }
     return { connections: rows.length, reencrypted };
   });
-}
-
-/**
- * Every connection, locked. Citus locks rows only in a statement routed to one shard group: there they are locked
- * workspace by workspace (in workspace order, each by id); plain PostgreSQL keeps the one locking read.
- */
-async function lockedConnections(tx: Transaction): Promise<ConnectionRow[]> {
-  const read = (where: string, replacements?: Record<string, unknown>) =>
-    db().query<ConnectionRow>(`SELECT * FROM accounting_connections${where} ORDER BY id FOR NO KEY UPDATE`, {
-      replacements,
-      type: QueryTypes.SELECT,
-      transaction: tx,
-    });
-  if (!(await onCitus())) return read('');
-  const workspaces = await db().query<{ ws: number }>('SELECT DISTINCT workspace_id AS ws FROM accounting_connections ORDER BY 1', {
-    type: QueryTypes.SELECT,
-    transaction: tx,
-  });
-  const rows: ConnectionRow[] = [];
-  for (const { ws } of workspaces) rows.push(...(await read(' WHERE workspace_id = :ws', { ws })));
-  return rows;
 }
