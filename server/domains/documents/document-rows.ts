@@ -1,6 +1,7 @@
 import { lockById } from '../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../db/database.js';
+import { updateTenantRow } from '../../db/update-row.js';
 import { notFound } from '../../lib/errors.js';
 import type { DocumentObject, DocumentStatus, DocumentType } from '../../../shared/contracts/documents.js';
 
@@ -60,20 +61,12 @@ export async function loadDocument(entryId: number, documentId: string, tx?: Tra
 }
 
 /** Column → value changes of one document, applied with one UPDATE that also sets updated_at. */
-export async function updateDocumentRow(
+export const updateDocumentRow = (
   tx: Transaction,
-  { id, workspace_id }: Pick<DocumentRow, 'id' | 'workspace_id'>,
+  key: Pick<DocumentRow, 'id' | 'workspace_id'>,
   changes: Record<string, unknown>,
   now: Date,
-): Promise<DocumentRow> {
-  const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
-  const [row] = await db().query<DocumentRow>(
-    // the workspace routes it to one shard group on Citus (CONTRACT §24)
-    `UPDATE entry_documents SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
-    { replacements: { ...changes, updated_at: now, id, workspace_id }, type: QueryTypes.SELECT, transaction: tx },
-  );
-  return row;
-}
+) => updateTenantRow<DocumentRow>(tx, 'entry_documents', key, changes, now);
 
 /** A new document row; `id` given keeps an inbox document's id for the entry document it becomes. */
 export async function insertDocumentRow(

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { onCleanup, waitFor } from './support/cleanup.js';
 import { startInstances, Tally, type Instance } from './support/cluster.js';
 import { ensureHaproxy, startHaproxy, type Haproxy } from './support/haproxy.js';
 import { ensurePatroni, startPatroniCluster, type PatroniCluster, type PatroniNode } from './support/patroni.js';
 import { seededRng } from './support/rng.js';
+import { withClient } from './support/crash-checks.js';
 import { DISPATCH_QUEUE } from '../../../server/domains/accounting/sync/scheduled-pulls.js';
 import { startEmulatorServer, type EmulatorServer } from '../../emulators/http-server.js';
 import { ADMIN } from './support/server-process.js';
@@ -211,16 +211,6 @@ function probeReads(round: number) {
 
 const acked = (round: number, after = 0) => ops.filter((o) => o.round === round && ok(o.final?.status) && o.final!.at > after).length;
 
-async function withDb<T>(url: string, work: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await work(c);
-  } finally {
-    await c.end();
-  }
-}
-
 async function buildWorld(base: string): Promise<typeof w> {
   const call = async (method: string, path: string, body?: unknown, token?: string): Promise<any> => {
     const res = await fetch(new URL(path, base), {
@@ -299,7 +289,7 @@ beforeAll(async () => {
   w = await buildWorld(proxy.url);
   step('world built');
   const leader = (await cluster.leader())!;
-  freeLines = await withDb(cluster.urlOf(leader), async (c) =>
+  freeLines = await withClient(cluster.urlOf(leader), async (c) =>
     (
       await c.query<{ id: string; amount_cents: string }>(
         'SELECT id, amount_cents FROM bank_lines WHERE bank_account_id = $1 ORDER BY id',
@@ -458,7 +448,7 @@ describe('failover of the primary under write load (Patroni, synchronous replica
     const finals: Record<string, number> = {};
     for (const o of ops) finals[`${o.kind} ${o.final?.status}`] = (finals[`${o.kind} ${o.final?.status}`] ?? 0) + 1;
 
-    const problems = await withDb(url, async (c) => {
+    const problems = await withClient(url, async (c) => {
       const found: string[] = [];
       // entries (creates, match entries, refunds) by the key in their reference or description
       const entryOps = ops.filter((o) => o.kind !== 'match');
@@ -557,7 +547,7 @@ describe('failover of the primary under write load (Patroni, synchronous replica
     const dispatchedAfter = await waitFor(
       'a pg-boss dispatcher run after the last promotion',
       () =>
-        withDb(url, async (c) => {
+        withClient(url, async (c) => {
           const { rows } = await c.query<{ n: number }>(
             `SELECT count(*)::int AS n FROM pgboss.job WHERE name = $1 AND state = 'completed' AND started_on > $2`,
             [DISPATCH_QUEUE, new Date(lastPromotedAt)],

@@ -1,6 +1,7 @@
 import { lockById } from '../../../db/distributed.js';
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
+import { updateTenantRow } from '../../../db/update-row.js';
 import { iso } from '../../../lib/dates.js';
 import { notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
@@ -76,16 +77,10 @@ export async function presentReviews(rows: ReviewRow[], tx?: Transaction): Promi
   return rows.map((r) => presentReview(r, entries.get(Number(r.entry_id))!));
 }
 
-export async function updateReviewRow(
+/** Column → value changes of one review, applied with one UPDATE that also sets updated_at. */
+export const updateReviewRow = (
   tx: Transaction,
-  { id, workspace_id }: Pick<ReviewRow, 'id' | 'workspace_id'>,
+  key: Pick<ReviewRow, 'id' | 'workspace_id'>,
   changes: Record<string, unknown>,
   now: Date,
-): Promise<ReviewRow> {
-  const sets = Object.keys(changes).map((col) => `${col} = :${col}`);
-  const [row] = await db().query<ReviewRow>(
-    `UPDATE accounting_reviews SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
-    { replacements: { ...changes, updated_at: now, id, workspace_id }, type: QueryTypes.SELECT, transaction: tx },
-  );
-  return row;
-}
+) => updateTenantRow<ReviewRow>(tx, 'accounting_reviews', key, changes, now);

@@ -1,5 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { db, type Transaction } from '../../../db/database.js';
+import { updateTenantRow } from '../../../db/update-row.js';
 import { iso } from '../../../lib/dates.js';
 import { notFound } from '../../../lib/errors.js';
 import { scope, type Actor } from '../../../lib/scope.js';
@@ -104,18 +105,14 @@ const OUTBOUND_EVENTS: Partial<Record<SyncStatus, 'sync.synced' | 'sync.failed' 
 /** Column → value changes in one UPDATE that also sets updated_at; a status change publishes its outbound event. */
 export async function updateSync(
   tx: Transaction,
-  { id, workspace_id }: Pick<SyncRow, 'id' | 'workspace_id'>,
+  key: Pick<SyncRow, 'id' | 'workspace_id'>,
   changes: SyncChanges,
   now: Date,
 ): Promise<SyncRow> {
   const values: Record<string, unknown> = { ...changes };
   if ('external_snapshot' in values)
     values.external_snapshot = values.external_snapshot === null ? null : JSON.stringify(values.external_snapshot);
-  const sets = Object.keys(values).map((col) => (col === 'external_snapshot' ? `${col} = CAST(:${col} AS jsonb)` : `${col} = :${col}`));
-  const [row] = await db().query<SyncRow>(
-    `UPDATE accounting_syncs SET ${[...sets, 'updated_at = :updated_at'].join(', ')} WHERE workspace_id = :workspace_id AND id = :id RETURNING *`,
-    { replacements: { ...values, updated_at: now, id, workspace_id }, type: QueryTypes.SELECT, transaction: tx },
-  );
+  const row = await updateTenantRow<SyncRow>(tx, 'accounting_syncs', key, values, now, { external_snapshot: 'jsonb' });
   const event = changes.status && OUTBOUND_EVENTS[changes.status];
   if (event) await publish(tx, { workspaceId: row.workspace_id, type: event, object: presentSync(row) });
   return row;
