@@ -18,12 +18,18 @@ type ConnectionManager = {
  * query pipeline: PostgreSQL parses and plans `text` once per connection (pg remembers the
  * name per connection and sends only Bind/Execute afterwards), and the rows come back as pg
  * parsed them, with the type parsers every connection of the pool uses (server/db/pg-types.ts).
- * For hot single-statement reads outside a transaction only: the statement's `name` must be
- * unique to its `text` for the life of the process.
+ * For hot single statements outside a transaction only (a `write` commits on its own, as any
+ * statement outside a transaction does): the statement's `name` must be unique to its `text`
+ * for the life of the process.
  */
-export async function preparedRows<R extends pg.QueryResultRow>(name: string, text: string, values: unknown[]): Promise<R[]> {
+export async function preparedRows<R extends pg.QueryResultRow>(
+  name: string,
+  text: string,
+  values: unknown[],
+  kind: 'read' | 'write' = 'read',
+): Promise<R[]> {
   const manager = db().connectionManager as unknown as ConnectionManager;
-  const client = await manager.getConnection({ type: 'SELECT' });
+  const client = await manager.getConnection(kind === 'read' ? { type: 'SELECT' } : {});
   try {
     const result = await client.query<R>({ name, text, values });
     return result.rows;
