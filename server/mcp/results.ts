@@ -3,9 +3,10 @@ import { presentError, type ErrorBody } from '../lib/errors.js';
 
 /** The operation's JSON as REST would send it; a plain array (CONTRACT §3) as `{items}`, since structuredContent is an object. */
 export function toolResult(value: unknown): CallToolResult {
-  const json: unknown = value === undefined ? null : JSON.parse(JSON.stringify(value));
+  const text = JSON.stringify(value === undefined ? null : value);
+  const json: unknown = JSON.parse(text);
   const structured = Array.isArray(json) ? { items: json } : json !== null && typeof json === 'object' ? json : { value: json };
-  return { content: [{ type: 'text', text: JSON.stringify(json) }], structuredContent: structured as Record<string, unknown> };
+  return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
 }
 
 export type ToolError = CallToolResult & { status: number };

@@ -1,4 +1,4 @@
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { asPreview, db, transaction } from '../../server/db/database.js';
 import { startServer, type Api } from '../support/http.js';
@@ -64,4 +64,30 @@ describe('asPreview', () => {
     expect(String((settled as PromiseRejectedResult).reason)).toMatch(/above its amount/);
     expect(await amountOf(entry.id)).toBe(10_000);
   });
+
+  it('checks that a journal transaction balances before rolling back, as its commit would (CONTRACT §23)', async () => {
+    const { settled } = await asPreview(() => transaction((tx) => journalOf(tx, 1_000, 999)));
+    expect(settled.status).toBe('rejected');
+    expect(String((settled as PromiseRejectedResult).reason)).toMatch(/debits \(1000\) and credits \(999\) differ/);
+  });
 });
+
+/** A MANUAL journal transaction of w's workspace, debit and credit on two of its role accounts, written as raw SQL. */
+async function journalOf(tx: Transaction, debit: number, credit: number): Promise<string> {
+  const run = (sql: string, bind: unknown[]) => db().query<Record<string, string>>(sql, { bind, type: QueryTypes.SELECT, transaction: tx });
+  await run('SELECT books_ensure_roles($1)', [w.workspaceId]);
+  const roles = await run("SELECT role, category_id FROM ledger_roles WHERE workspace_id = $1 AND role IN ('BANK', 'REVENUE')", [
+    w.workspaceId,
+  ]);
+  const account = (role: string) => roles.find((r) => r.role === role)!.category_id;
+  const [txn] = await run(
+    "INSERT INTO journal_transactions (workspace_id, kind, txn_date) VALUES ($1, 'MANUAL', '2026-03-02') RETURNING id",
+    [w.workspaceId],
+  );
+  await run(
+    `INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
+     VALUES ($1, $2, 1, $3, $4, 0, '2026-03-02', 'MANUAL'), ($1, $2, 2, $5, 0, $6, '2026-03-02', 'MANUAL')`,
+    [txn.id, w.workspaceId, account('BANK'), debit, account('REVENUE'), credit],
+  );
+  return 'posted';
+}
