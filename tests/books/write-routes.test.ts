@@ -3,7 +3,6 @@ import { PERMISSIONS } from '../../shared/permissions.js';
 import { actor, closePeriod, createCategory, createEntry, createKey, entryWorld, type EntryWorld } from '../support/factories/index.js';
 import { addProjectMember } from '../support/factories/workspaces.js';
 import { db } from '../../server/db/database.js';
-import { onCitus } from '../../server/db/distributed.js';
 import { expectErrorBody, startServer, type Api } from '../support/http.js';
 
 /** CONTRACT §23 roles, manual journals, their reversal, verify, bank account openings: each rule over HTTP. */
@@ -26,29 +25,21 @@ const twoLines = () => [
   { categoryId: equity.id, creditCents: 50_000, description: 'owner' },
 ];
 
-/** An entry's amount changed by raw SQL with its triggers off: what the books did not post, for verify to find. */
+/**
+ * An entry's amount changed by raw SQL with its triggers off: what the books did not post, for verify to find.
+ * Replica mode turns them off for this transaction alone, on plain PostgreSQL and on Citus alike (Citus cannot ALTER a
+ * distributed table's triggers; `citus.propagate_set_commands` sets the mode on each worker the transaction reaches,
+ * and is an inert placeholder setting without Citus).
+ */
 async function amountBehindTheCore(entryId: number, cents: number): Promise<void> {
-  if (await onCitus()) {
-    // Citus cannot ALTER a distributed table's triggers: the update runs with them off on the shards instead (replica mode,
-    // set on each worker the transaction reaches)
-    await db().transaction(async (transaction) => {
-      await db().query(`SET LOCAL citus.propagate_set_commands = 'local'`, { transaction });
-      await db().query(`SET LOCAL session_replication_role = replica`, { transaction });
-      await db().query('UPDATE entries SET amount_cents = :cents, amount_base_cents = :cents WHERE id = :id', {
-        replacements: { id: entryId, cents },
-        transaction,
-      });
-    });
-    return;
-  }
-  await db().query('ALTER TABLE entries DISABLE TRIGGER USER');
-  try {
+  await db().transaction(async (transaction) => {
+    await db().query(`SET LOCAL citus.propagate_set_commands = 'local'`, { transaction });
+    await db().query(`SET LOCAL session_replication_role = replica`, { transaction });
     await db().query('UPDATE entries SET amount_cents = :cents, amount_base_cents = :cents WHERE id = :id', {
       replacements: { id: entryId, cents },
+      transaction,
     });
-  } finally {
-    await db().query('ALTER TABLE entries ENABLE TRIGGER USER');
-  }
+  });
 }
 
 describe('roles (CONTRACT §23)', () => {
