@@ -42,4 +42,15 @@ describe('a constraint named only in the message (an error relayed by Citus)', (
     });
     expect(postgresErrorOf(relayed('40P01', 'deadlock detected'))?.constraint).toBeUndefined();
   });
+
+  it("a RAISE of the service's own relayed as XX000 (a row the coordinator copied to a shard) keeps its SQLSTATE; others stay XX000", () => {
+    const closed = relayed('XX000', 'journal transaction 12 is dated 2026-01-05 in the closed accounting period "January"');
+    expect(postgresErrorOf(closed)).toMatchObject({ code: '23514', constraint: 'journal_closed_period' });
+    expect(
+      knownError(relayed('XX000', 'journal transaction 12 is dated 2026-01-05 in the closed accounting period "January"')),
+    ).toMatchObject({
+      code: 'CONFLICT',
+    });
+    expect(postgresErrorOf(relayed('XX000', 'could not connect to the worker'))).toMatchObject({ code: 'XX000' });
+  });
 });
