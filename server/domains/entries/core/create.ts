@@ -9,7 +9,7 @@ import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { prepareMany, type Prepared } from './create-prepare.js';
 import { applyEffects } from './change.js';
-import { postEntries } from '../../books/index.js';
+import { NEW_ENTRY_POSTING, postEntries } from '../../books/index.js';
 import {
   assertInsertedAsExpected,
   assertRuledWithinReach,
@@ -46,12 +46,13 @@ type Write = { r: Ruled; entry: GroupedNewEntry; published: boolean; prepared: P
  *  2. one statement checks every create: a closed period (409), references not the workspace's (400), and
  *     looks up its id, its valuation (§17), whether reviews or budgets are due;
  *  3. one statement inserts every entry PENDING with its items, payments, tags, ENTRY_CREATED (and RULE_APPLIED)
- *     by its own actor, and the outbound events of those that stay as inserted (§15);
+ *     by its own actor, the outbound events of those that stay as inserted (§15), and the books' ENTRY
+ *     transaction of each one without items (§23, books' NEW_ENTRY_POSTING; not on Citus);
  *  4. a derived entry is linked to its original, the original records its *_CREATED event, the caps hold (§5);
  *  5. what the rules ask once it exists: the documents they request (§16);
  *  6. what other domains owe it: its outbound events if step 5 changed it, its reviews (§8) by its own actor,
  *     then budget.exceeded for the lines the entries took past their budgets (§25), once for all;
- *  7. the books post what the new entries post (§23).
+ *  7. the books post the new entries step 3 did not post, and those changed since (§23).
  * A request refused in steps 1–2 gets its own error and writes nothing; the others are written. On Citus a
  * group is written create by create (createOneByOne).
  */
@@ -69,17 +70,21 @@ export async function createEntries(tx: Transaction, requests: CreateRequest[]):
     writes.filter((w) => w.published).map((w) => w.entry.row),
     derived,
   );
-  const inserted = await insertEntriesTogether(
+  // on Citus the books post after the insert (step 7): the posting CTEs read distributed tables the routed insert cannot
+  const { rows: inserted, postedIds } = await insertEntriesTogether(
     tx,
     writes.map((w) => w.entry),
     now,
     outbox,
+    (await onCitus()) ? undefined : NEW_ENTRY_POSTING,
   );
   const rows = new Map(inserted.map((row) => [Number(row.id), row]));
   const budgeted: EntryRow[] = [];
+  const toPost: EntryRow[] = [];
   for (const w of writes) {
-    let row = rows.get(Number(w.entry.row.id));
-    if (!row) throw new Error(`create: entry ${w.entry.row.id} was not inserted`);
+    const insertedRow = rows.get(Number(w.entry.row.id));
+    if (!insertedRow) throw new Error(`create: entry ${w.entry.row.id} was not inserted`);
+    let row = insertedRow;
     if (w.published) assertInsertedAsExpected(row, w.entry.row);
     const { request } = w.r;
     if (request.derivedFrom) await linkToOriginal(tx, row, request.derivedFrom, request.actor);
@@ -87,6 +92,8 @@ export async function createEntries(tx: Transaction, requests: CreateRequest[]):
       row = await reloadRow(tx, row.id);
     row = await owedTo(tx, row, w, derived);
     if (w.prepared.budgets_due) budgeted.push(row);
+    // a row read again changed after its insert: the books post it as it is now
+    if (!postedIds.has(Number(row.id)) || row !== insertedRow) toPost.push(row);
     outcomes[w.r.index] = { row };
   }
   // CONTRACT §25: one statement per workspace (a budget event names no actor); entriesCreated, without reviews
@@ -97,10 +104,7 @@ export async function createEntries(tx: Transaction, requests: CreateRequest[]):
       await reactions().entriesCreated(tx, budgeted, SYSTEM, undefined, { published: true, reviewsDue: false }),
       SYSTEM,
     );
-  await postEntries(
-    tx,
-    outcomes.flatMap((o) => (o && 'row' in o ? [o.row] : [])),
-  );
+  await postEntries(tx, toPost);
   return outcomes;
 }
 
