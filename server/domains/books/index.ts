@@ -14,4 +14,4 @@ export { ensureRoles, roleAccounts } from './roles.service.js';
 export { publishPosted } from './journal-write.service.js';
 export { assertBankLedgerAccount, postBankOpenings, repostBankSettlements } from './posting.js';
 export { postEntries, type PostedEntry } from './reactions.js';
-export { NEW_ENTRY_POSTING, type NewEntryPosting } from './new-entry-posting.js';
+export { newEntryPosting, type NewEntryPosting } from './new-entry-posting.js';

@@ -1,3 +1,5 @@
+import { onCitus } from '../../db/distributed.js';
+
 /**
  * The books' part of the create's insert statement (CONTRACT §23, DESIGN §2a): the ENTRY transaction of each new
  * entry without line items, posted by the statement that inserts the entry, so that a plain create posts without a
@@ -45,3 +47,11 @@ export const NEW_ENTRY_POSTING = {
 } as const;
 
 export type NewEntryPosting = typeof NEW_ENTRY_POSTING;
+
+/**
+ * The CTEs for the create's insert, or undefined where the insert cannot carry them: on Citus the insert is routed
+ * to one shard group, where they could not read the books' tables beside it, so the books post after it there.
+ */
+export async function newEntryPosting(): Promise<NewEntryPosting | undefined> {
+  return (await onCitus()) ? undefined : NEW_ENTRY_POSTING;
+}

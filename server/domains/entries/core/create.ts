@@ -9,7 +9,7 @@ import { manualSourceId } from '../references.js';
 import { assertCaps } from './caps.js';
 import { prepareMany, type Prepared } from './create-prepare.js';
 import { applyEffects } from './change.js';
-import { NEW_ENTRY_POSTING, postEntries } from '../../books/index.js';
+import { newEntryPosting, postEntries } from '../../books/index.js';
 import {
   assertInsertedAsExpected,
   assertRuledWithinReach,
@@ -47,7 +47,7 @@ type Write = { r: Ruled; entry: GroupedNewEntry; published: boolean; prepared: P
  *     looks up its id, its valuation (§17), whether reviews or budgets are due;
  *  3. one statement inserts every entry PENDING with its items, payments, tags, ENTRY_CREATED (and RULE_APPLIED)
  *     by its own actor, the outbound events of those that stay as inserted (§15), and the books' ENTRY
- *     transaction of each one without items (§23, books' NEW_ENTRY_POSTING; not on Citus);
+ *     transaction of each one without items (§23, the books' newEntryPosting; not on Citus);
  *  4. a derived entry is linked to its original, the original records its *_CREATED event, the caps hold (§5);
  *  5. what the rules ask once it exists: the documents they request (§16);
  *  6. what other domains owe it: its outbound events if step 5 changed it, its reviews (§8) by its own actor,
@@ -70,13 +70,12 @@ export async function createEntries(tx: Transaction, requests: CreateRequest[]):
     writes.filter((w) => w.published).map((w) => w.entry.row),
     derived,
   );
-  // on Citus the books post after the insert (step 7): the posting CTEs read distributed tables the routed insert cannot
   const { rows: inserted, postedIds } = await insertEntriesTogether(
     tx,
     writes.map((w) => w.entry),
     now,
     outbox,
-    (await onCitus()) ? undefined : NEW_ENTRY_POSTING,
+    await newEntryPosting(),
   );
   const rows = new Map(inserted.map((row) => [Number(row.id), row]));
   const budgeted: EntryRow[] = [];
