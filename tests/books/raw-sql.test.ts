@@ -106,6 +106,46 @@ describe('the books at the database (CONTRACT §23)', () => {
     expect(err?.constraint).toBe('journal_balanced');
   });
 
+  it('a transaction written with its lines by one statement that does not balance cannot commit', async () => {
+    const before = await count();
+    const err = await commit([
+      `WITH t AS (INSERT INTO journal_transactions (workspace_id, kind, txn_date, description)
+                  VALUES ($1, 'MANUAL', '2024-05-03', 'raw') RETURNING id, txn_date)
+       INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
+       SELECT t.id, $1, x.n, x.category_id, x.debit, x.credit, t.txn_date, 'MANUAL'
+         FROM t, (VALUES (1, $2::uuid, 700, 0), (2, $3::uuid, 0, 600)) AS x(n, category_id, debit, credit)`,
+      [w.workspaceId, cats[0], cats[1]],
+    ]);
+    expect(err?.constraint).toBe('journal_balanced');
+    expect(err?.message).toMatch(/debits \(700\) and credits \(600\) differ/);
+    expect(await count()).toBe(before);
+  });
+
+  it('a transaction built over several statements is checked at commit, not after each', async () => {
+    const before = await count();
+    expect(
+      await commit(
+        [txn('2024-05-06'), [w.workspaceId]],
+        [line(1, 0, 700, 0), [w.workspaceId, cats[0]]],
+        [line(2, 1, 0, 690), [w.workspaceId, cats[1]]],
+        [line(3, 1, 0, 10), [w.workspaceId, cats[1]]],
+      ),
+    ).toBeNull();
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('a line whose date differs from its transaction is refused', async () => {
+    const before = await count();
+    const err = await commit(
+      [txn('2024-05-07'), [w.workspaceId]],
+      [line(1, 0, 700, 0).replace('max(txn_date)', 'max(txn_date) + 1'), [w.workspaceId, cats[0]]],
+      [line(2, 1, 0, 700), [w.workspaceId, cats[1]]],
+    );
+    expect(err?.constraint).toBe('journal_balanced');
+    expect(err?.message).toMatch(/its date, kind or entry differ from its transaction/);
+    expect(await count()).toBe(before);
+  });
+
   it.each([
     ['UPDATE of a transaction', `UPDATE journal_transactions SET txn_date = txn_date + 1 WHERE workspace_id = $1`],
     ['DELETE of a transaction', `DELETE FROM journal_transactions WHERE workspace_id = $1`],
