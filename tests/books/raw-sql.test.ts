@@ -45,9 +45,11 @@ async function commit(...statements: [string, unknown[]?][]): Promise<PgError | 
 
 const txn = (date: string) =>
   `INSERT INTO journal_transactions (workspace_id, kind, txn_date, description) VALUES ($1, 'MANUAL', '${date}', 'raw') RETURNING id`;
-const line = (no: number, cat: 0 | 1, debit: number, credit: number) =>
+/** A line of the newest raw transaction, dated `daysAfter` days after it (0: its own date, as the rule asks). */
+const line = (no: number, cat: 0 | 1, debit: number, credit: number, daysAfter = 0) =>
   `INSERT INTO journal_lines (transaction_id, workspace_id, line_no, category_id, debit_cents, credit_cents, txn_date, kind)
-   SELECT max(id), $1, ${no}, $2, ${debit}, ${credit}, max(txn_date), 'MANUAL' FROM journal_transactions WHERE workspace_id = $1 AND description = 'raw'`;
+   SELECT id, $1, ${no}, $2, ${debit}, ${credit}, txn_date + ${daysAfter}, 'MANUAL' FROM journal_transactions
+    WHERE workspace_id = $1 AND description = 'raw' ORDER BY id DESC LIMIT 1`;
 const count = async () =>
   Number((await client.query(`SELECT count(*) AS n FROM journal_transactions WHERE workspace_id = $1`, [w.workspaceId])).rows[0].n);
 
@@ -92,10 +94,11 @@ describe('the books at the database (CONTRACT §23)', () => {
   });
 
   it('a line added later to a committed transaction cannot unbalance it', async () => {
-    // the committed transaction read first, the line then inserted by value: on Citus the INSERT … SELECT max(id) of `line`, alone
+    // the committed transaction read first, the line then inserted by value: on Citus the INSERT … SELECT of `line`, alone
     // in its transaction, committed without storing a line (nothing to refuse)
     const { rows } = await client.query(
-      `SELECT max(id)::text AS id, max(txn_date)::text AS date FROM journal_transactions WHERE workspace_id = $1 AND description = 'raw'`,
+      `SELECT id::text, txn_date::text AS date FROM journal_transactions
+        WHERE workspace_id = $1 AND description = 'raw' ORDER BY id DESC LIMIT 1`,
       [w.workspaceId],
     );
     const err = await commit([
@@ -138,7 +141,7 @@ describe('the books at the database (CONTRACT §23)', () => {
     const before = await count();
     const err = await commit(
       [txn('2024-05-07'), [w.workspaceId]],
-      [line(1, 0, 700, 0).replace('max(txn_date)', 'max(txn_date) + 1'), [w.workspaceId, cats[0]]],
+      [line(1, 0, 700, 0, 1), [w.workspaceId, cats[0]]],
       [line(2, 1, 0, 700), [w.workspaceId, cats[1]]],
     );
     expect(err?.constraint).toBe('journal_balanced');

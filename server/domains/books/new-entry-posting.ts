@@ -13,7 +13,7 @@ import { onCitus } from '../../db/distributed.js';
  * one of a workspace whose roles are not there yet (books_ensure_roles), and any entry changed after its insert.
  * books_post_entries finds what this posted as it expects it and keeps it (tests/books/new-entry-posting.test.ts).
  */
-export const NEW_ENTRY_POSTING = {
+const NEW_ENTRY_POSTING = {
   ctes: `books_roles AS (
   SELECT r.workspace_id,
          (array_agg(r.category_id) FILTER (WHERE r.role = 'RECEIVABLE'))[1] AS receivable,
